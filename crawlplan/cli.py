@@ -1,0 +1,140 @@
+"""The ``crawlplan`` command. Core verbs live here; each domain adds its own verbs through a
+``register(subparsers)`` function in ``crawlplan/<domain>/cli.py`` (see ``_DOMAIN_CLIS``)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from pathlib import Path
+
+from crawlplan import __version__
+from crawlplan.conf import ConfError, get, load_conf
+from crawlplan.dag.entry import add_job_arguments, run_job_from_args
+from crawlplan.dag.pipeline import describe, load_pipeline
+
+_DOMAIN_CLIS = (
+    "crawlplan.demo.cli",
+    "crawlplan.classify.cli",
+    "crawlplan.policies.cli",
+    "crawlplan.source.cli",
+    "crawlplan.ops.cli",
+)
+
+_EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
+
+
+def friendly_errors(fn) -> int:
+    """Expected user errors print one clear line instead of a traceback."""
+    try:
+        return int(fn() or 0)
+    except KeyboardInterrupt:
+        print("crawlplan: interrupted", file=sys.stderr)
+        return 130
+    except _EXPECTED_ERRORS as exc:
+        if logging.getLogger().isEnabledFor(logging.DEBUG):
+            raise
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"crawlplan: error: {msg}", file=sys.stderr)
+        return 2
+
+
+def prepare_default_inputs(conf: dict, echo=print) -> dict:
+    """No inputs given: generate (once, cached) the embedded demo crawl and read that."""
+    inputs = dict(get(conf, "inputs", {}) or {})
+    if inputs.get("warc_paths"):
+        return conf
+    from crawlplan.demo import ensure_demo
+    from crawlplan.paths import default_cache_dir
+
+    hosts = int(get(conf, "demo.hosts", 300))
+    seed = int(get(conf, "demo.seed", 0))
+    demo_dir = Path(get(conf, "demo.dir") or default_cache_dir() / f"demo-h{hosts}-s{seed}")
+    echo(f"no inputs configured: using the embedded demo crawl at {demo_dir} ({hosts} hosts, seed {seed})")
+    paths = ensure_demo(demo_dir, hosts=hosts, seed=seed, echo=echo)
+    for key, value in paths.items():
+        if key in inputs and not inputs.get(key):
+            inputs[key] = str(value)
+    conf = dict(conf)
+    conf["inputs"] = inputs
+    return conf
+
+
+def cmd_run(args) -> int:
+    from crawlplan.dag.runner import Runner
+    from crawlplan.spark import build_session
+
+    conf = load_conf(args.profile, args.conf, args.overrides)
+    pipeline = load_pipeline(args.pipeline)
+    conf = prepare_default_inputs(conf)
+    out_dir = args.out or get(conf, "run.out_dir", "out")
+    spark = build_session(conf, app_name=f"crawlplan-{pipeline.name}")
+    print(f"pipeline {pipeline.name}: {len(pipeline.nodes)} nodes, outputs under {Path(out_dir).resolve()}")
+    Runner(spark, conf, out_dir).run_pipeline(pipeline, only=args.only, start=getattr(args, "from"))
+    print(f"done. datasets are under {Path(out_dir).resolve()}/")
+    report = Path(out_dir) / "report" / "index.html"
+    if report.is_file():
+        print(f"report: {report.resolve()}")
+    return 0
+
+
+def cmd_pipeline_show(args) -> int:
+    print(describe(load_pipeline(args.pipeline)))
+    return 0
+
+
+def cmd_job(args) -> int:
+    return run_job_from_args(args.node, args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="crawlplan", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--version", action="version", version=f"crawlplan {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging and full tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a pipeline (default: main) on the configured or demo inputs")
+    run.add_argument("pipeline", nargs="?", default="main")
+    run.add_argument("--conf", metavar="FILE")
+    run.add_argument("--profile", default="local")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
+    run.add_argument("--out", metavar="DIR", help="output folder (default out/)")
+    group = run.add_mutually_exclusive_group()
+    group.add_argument("--only", metavar="NODE", help="run just this node, even if complete")
+    group.add_argument("--from", metavar="NODE", help="force this node and everything downstream")
+    run.set_defaults(func=cmd_run)
+
+    pipe = sub.add_parser("pipeline", help="inspect pipelines")
+    pipe_sub = pipe.add_subparsers(dest="pipeline_command", required=True)
+    show = pipe_sub.add_parser("show", help="print the DAG")
+    show.add_argument("pipeline", nargs="?", default="main")
+    show.set_defaults(func=cmd_pipeline_show)
+
+    job = sub.add_parser("job", help="run one node alone (same arguments as spark-submit jobs/NODE.py)")
+    job.add_argument("node")
+    add_job_arguments(job)
+    job.set_defaults(func=cmd_job)
+
+    for module_name in _DOMAIN_CLIS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("py4j").setLevel(logging.WARNING)
+    return friendly_errors(lambda: args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

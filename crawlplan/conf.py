@@ -1,0 +1,111 @@
+"""Layered configuration: defaults -> local|cluster -> user file -> ``--set key=value``.
+
+Every layer above the defaults may only name keys the defaults define, so a typo fails
+loudly instead of being ignored. A mapping whose default is empty (``{}``) is open: it
+takes any keys (registries, per-site patterns). YAML is read with ``safe_load`` only.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from crawlplan.paths import resource_dir
+
+
+class ConfError(ValueError):
+    pass
+
+
+def load_yaml(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        with path.open("r", encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ConfError(f"config file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise ConfError(f"config file {path} is not valid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfError(f"config file {path} must hold a mapping at the top level")
+    return data
+
+
+def merge(base: dict, override: dict, *, where: str, prefix: str = "", open_map: bool = False) -> dict:
+    """Deep-merge ``override`` into a copy of ``base``; unknown keys are errors unless the map is open."""
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        dotted = f"{prefix}{key}"
+        if key not in out:
+            if not open_map:
+                raise ConfError(f"unknown config key '{dotted}' (in {where})")
+            out[key] = copy.deepcopy(value)
+            continue
+        current = out[key]
+        if isinstance(current, dict) and isinstance(value, dict):
+            out[key] = merge(current, value, where=where, prefix=dotted + ".", open_map=open_map or not current)
+        elif isinstance(current, dict) and value is not None:
+            raise ConfError(f"config key '{dotted}' is a section; got a {type(value).__name__} (in {where})")
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def parse_override(item: str) -> tuple[list[str], Any]:
+    if "=" not in item:
+        raise ConfError(f"--set takes key=value, got '{item}'")
+    key, raw = item.split("=", 1)
+    key = key.strip()
+    if not key:
+        raise ConfError(f"--set takes key=value, got '{item}'")
+    try:
+        value = yaml.safe_load(raw) if raw != "" else ""
+    except yaml.YAMLError:
+        value = raw
+    return key.split("."), value
+
+
+def _nest(parts: list[str], value: Any) -> dict:
+    out: Any = value
+    for part in reversed(parts):
+        out = {part: out}
+    return out
+
+
+def load_conf(
+    profile: str = "local",
+    user_file: str | Path | None = None,
+    overrides: list[str] | tuple[str, ...] = (),
+) -> dict:
+    """The effective configuration for one run."""
+    conf_dir = resource_dir("conf")
+    conf = load_yaml(conf_dir / "defaults.yaml")
+    registry = conf_dir / "classifiers.yaml"
+    if registry.is_file():
+        conf["classifiers"] = merge(conf.get("classifiers", {}), load_yaml(registry), where=str(registry),
+                                    open_map=True)
+    if profile:
+        profile_file = conf_dir / f"{profile}.yaml"
+        if not profile_file.is_file():
+            raise ConfError(f"unknown profile '{profile}': {profile_file} does not exist")
+        conf = merge(conf, load_yaml(profile_file), where=str(profile_file))
+    if user_file:
+        conf = merge(conf, load_yaml(user_file), where=str(user_file))
+    for item in overrides:
+        parts, value = parse_override(item)
+        conf = merge(conf, _nest(parts, value), where=f"--set {item}")
+    return conf
+
+
+def get(conf: dict, dotted: str, default: Any = None) -> Any:
+    node: Any = conf
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node

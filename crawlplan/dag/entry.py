@@ -1,0 +1,48 @@
+"""Entry shared by ``crawlplan job NODE`` and ``spark-submit jobs/NODE.py``: same arguments."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from crawlplan.conf import load_conf
+from crawlplan.dag.pipeline import load_pipeline
+
+
+def add_job_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--input", action="append", default=[], metavar="PATH",
+                        help="input path(s): a WARC path listing or glob for extract, "
+                             "or a folder holding upstream datasets; repeatable")
+    parser.add_argument("--output", required=True, metavar="DIR", help="output folder (datasets go to DIR/<name>)")
+    parser.add_argument("--conf", metavar="FILE", help="user config file layered over the profile")
+    parser.add_argument("--profile", default="local", help="config profile: local (default) or cluster")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                        help="override one config key, e.g. --set extract.extractor=resiliparse")
+    parser.add_argument("--pipeline", default="main", help="pipeline that defines the node (default main)")
+
+
+def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
+    from crawlplan.dag.runner import run_single_job
+    from crawlplan.spark import build_session
+
+    conf = load_conf(args.profile, args.conf, args.overrides)
+    pipeline = load_pipeline(args.pipeline)
+    if node_name not in pipeline.nodes:
+        print(f"crawlplan: unknown node '{node_name}'; nodes: {', '.join(pipeline.order())}", file=sys.stderr)
+        return 2
+    node = pipeline.nodes[node_name]
+    spark = build_session(conf, app_name=f"crawlplan-{node_name}")
+    result = run_single_job(spark, conf, node, args.input, args.output, pipeline.external_inputs(node_name))
+    print(f"{node_name}: wrote {', '.join(result.get('rows', {}))} under {args.output}")
+    return 0
+
+
+def main(node_name: str, argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    parser = argparse.ArgumentParser(prog=f"jobs/{node_name}.py", description=f"crawlplan node '{node_name}'")
+    add_job_arguments(parser)
+    args = parser.parse_args(argv)
+    from crawlplan.cli import friendly_errors
+
+    return friendly_errors(lambda: run_job_from_args(node_name, args))

@@ -1,0 +1,187 @@
+"""Runs pipeline nodes in topological order in one SparkSession.
+
+A node whose outputs exist and whose completion marker carries the same fingerprint (inputs,
+params, code version) is skipped, so a relaunch after a crash redoes only unfinished work.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib
+import json
+import logging
+import os
+import time
+from pathlib import Path
+
+from pyspark.sql import DataFrame
+
+from crawlplan import __version__
+from crawlplan.conf import get
+from crawlplan.dag import storage
+from crawlplan.dag.context import JobContext
+from crawlplan.dag.pipeline import Node, Pipeline
+from crawlplan.dag.progress import ProgressReporter
+
+log = logging.getLogger("crawlplan")
+
+_CODE_VERSION: str | None = None
+
+
+def code_version() -> str:
+    """Hash of the package source: a code change invalidates completion markers."""
+    global _CODE_VERSION
+    if _CODE_VERSION is None:
+        digest = hashlib.sha256(__version__.encode())
+        root = Path(__file__).resolve().parents[1]
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+        _CODE_VERSION = digest.hexdigest()[:16]
+    return _CODE_VERSION
+
+
+def load_job(job: str):
+    """``job`` names a module ``crawlplan.nodes.<job>`` with a ``run(ctx)`` function."""
+    module = importlib.import_module(f"crawlplan.nodes.{job}")
+    return module.run
+
+
+def node_params(node: Node, conf: dict) -> dict:
+    params = dict(get(conf, node.job, {}) or {})
+    params.update(node.params)
+    return params
+
+
+def _external_fingerprint(value) -> list:
+    """Paths plus size and mtime of local files; remote paths by name only."""
+    values = value if isinstance(value, list) else [value]
+    out = []
+    for item in values:
+        item = str(item)
+        if "://" in item and not item.startswith("file://"):
+            out.append(item)
+            continue
+        local = item.removeprefix("file://")
+        matches = sorted(glob.glob(local)) or [local]
+        for m in matches[:10000]:
+            p = Path(m)
+            if p.is_dir():
+                stats = [(str(f), f.stat().st_size, int(f.stat().st_mtime)) for f in sorted(p.rglob("*"))
+                         if f.is_file()][:10000]
+                out.append([m, stats])
+            elif p.exists():
+                st = p.stat()
+                out.append([m, st.st_size, int(st.st_mtime)])
+            else:
+                out.append([m, None])
+    return out
+
+
+def marker_path(out_dir: str, node: str) -> str:
+    return storage.join(out_dir, "_markers", f"{node}.json")
+
+
+class Runner:
+    def __init__(self, spark, conf: dict, out_dir: str, *, echo=print):
+        self.spark = spark
+        self.conf = conf
+        self.out_dir = out_dir.rstrip("/") or "."
+        self.echo = echo
+
+    def fingerprint(self, pipeline: Pipeline, node: Node, external: dict) -> str:
+        producer = pipeline.producer()
+        parts: dict = {"job": node.job, "params": node_params(node, self.conf), "code": code_version(),
+                       "inputs": {}}
+        for inp in node.inputs:
+            if inp in producer:
+                marker = storage.read_json(self.spark, marker_path(self.out_dir, producer[inp])) or {}
+                parts["inputs"][inp] = marker.get("fingerprint")
+            else:
+                parts["inputs"][inp] = _external_fingerprint(external.get(inp))
+        blob = json.dumps(parts, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+    def is_complete(self, node: Node, fingerprint: str) -> bool:
+        marker = storage.read_json(self.spark, marker_path(self.out_dir, node.name))
+        if not marker or marker.get("fingerprint") != fingerprint:
+            return False
+        return all(storage.exists(self.spark, storage.join(self.out_dir, out)) for out in node.outputs)
+
+    def run_pipeline(self, pipeline: Pipeline, *, only: str | None = None, start: str | None = None) -> dict:
+        order = pipeline.order()
+        forced: set[str] = set()
+        if only:
+            if only not in pipeline.nodes:
+                raise KeyError(f"unknown node '{only}'; nodes: {', '.join(order)}")
+            order, forced = [only], {only}
+        elif start:
+            if start not in pipeline.nodes:
+                raise KeyError(f"unknown node '{start}'; nodes: {', '.join(order)}")
+            forced = set(pipeline.downstream(start))
+        external = dict(get(self.conf, "inputs", {}) or {})
+        summary: dict = {}
+        for i, name in enumerate(order, 1):
+            node = pipeline.nodes[name]
+            fp = self.fingerprint(pipeline, node, external)
+            if name not in forced and self.is_complete(node, fp):
+                self.echo(f"[{i}/{len(order)}] {name}: up to date, skipped")
+                summary[name] = {"status": "skipped"}
+                continue
+            self.echo(f"[{i}/{len(order)}] {name}: running (job {node.job})")
+            ctx = JobContext(
+                spark=self.spark, node=name, params=node_params(node, self.conf), conf=self.conf,
+                out_dir=self.out_dir, search_roots=[self.out_dir],
+                external={k: external.get(k) for k in pipeline.external_inputs(name)},
+            )
+            summary[name] = self.execute(node, ctx, fp)
+        return summary
+
+    def execute(self, node: Node, ctx: JobContext, fingerprint: str) -> dict:
+        started = time.time()
+        run = load_job(node.job)
+        with ProgressReporter(self.spark, node.name, echo=self.echo,
+                              every_s=float(get(self.conf, "run.progress_every_s", 10))):
+            results = run(ctx) or {}
+            unknown = set(results) - set(node.outputs)
+            if unknown:
+                raise ValueError(f"node '{node.name}' returned undeclared output '{sorted(unknown)[0]}'")
+            rows: dict[str, int] = {}
+            for out in node.outputs:
+                if out in results:
+                    df = results[out]
+                    if not isinstance(df, DataFrame):
+                        raise TypeError(f"node '{node.name}' output '{out}' is not a DataFrame")
+                    rows[out] = storage.write_dataset(df, out, self.out_dir, context=f"node {node.name}")
+                elif out in ctx.files_outputs:
+                    storage.move(self.spark, ctx.files_outputs[out], storage.join(self.out_dir, out))
+                else:
+                    raise ValueError(f"node '{node.name}' did not produce its declared output '{out}'")
+        elapsed = time.time() - started
+        marker = {
+            "node": node.name, "job": node.job, "fingerprint": fingerprint, "code_version": code_version(),
+            "rows": rows, "counters": ctx.counters, "notes": ctx.notes, "params": ctx.params,
+            "inputs": {k: v for k, v in ctx.external.items()},
+            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": round(elapsed, 2),
+        }
+        storage.write_text(self.spark, marker_path(self.out_dir, node.name), json.dumps(marker, indent=2,
+                                                                                         default=str))
+        counts = ", ".join(f"{k}={v:,}" for k, v in rows.items())
+        extra = ", ".join(f"{k}={v:,}" for k, v in ctx.counters.items())
+        self.echo(f"    done in {elapsed:.1f}s: {counts}" + (f" | {extra}" if extra else ""))
+        return {"status": "ran", **marker}
+
+
+def run_single_job(spark, conf: dict, node: Node, inputs: list[str], output: str, external_names: list[str],
+                   echo=print) -> dict:
+    """``crawlplan job NODE --input ... --output DIR``: one node, inputs from the command line."""
+    runner = Runner(spark, conf, output, echo=echo)
+    external = dict(get(conf, "inputs", {}) or {})
+    ext = {k: external.get(k) for k in external_names}
+    if external_names and inputs and not ext.get(external_names[0]):
+        ext[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
+    roots = [output] + [os.path.abspath(p) if "://" not in p else p for p in inputs]
+    ctx = JobContext(spark=spark, node=node.name, params=node_params(node, conf), conf=conf, out_dir=output,
+                     search_roots=roots, external=ext)
+    return runner.execute(node, ctx, fingerprint="single-job:" + code_version())

@@ -1,0 +1,135 @@
+"""Dataset I/O through Hadoop's FileSystem API, so the same code moves files on a laptop,
+HDFS or S3A. Writes go to a hidden sibling first and are renamed into place only when the
+whole dataset is written: a failed node leaves nothing half-written where readers look.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from crawlplan.schemas import DatasetSchema, check_schema, load_schema
+
+
+def _fs(spark: SparkSession, path: str):
+    jvm = spark.sparkContext._jvm
+    hpath = jvm.org.apache.hadoop.fs.Path(path)
+    fs = hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    return fs, hpath
+
+
+def join(base: str, *parts: str) -> str:
+    return "/".join([base.rstrip("/")] + [p.strip("/") for p in parts])
+
+
+def exists(spark: SparkSession, path: str) -> bool:
+    fs, hpath = _fs(spark, path)
+    return bool(fs.exists(hpath))
+
+
+def delete(spark: SparkSession, path: str) -> None:
+    fs, hpath = _fs(spark, path)
+    if fs.exists(hpath):
+        fs.delete(hpath, True)
+
+
+def move(spark: SparkSession, src: str, dst: str) -> None:
+    """Replace ``dst`` by ``src``. The old copy is renamed aside before it is deleted."""
+    fs, src_path = _fs(spark, src)
+    _, dst_path = _fs(spark, dst)
+    jvm = spark.sparkContext._jvm
+    parent = dst_path.getParent()
+    if parent is not None and not fs.exists(parent):
+        fs.mkdirs(parent)
+    old = None
+    if fs.exists(dst_path):
+        old = jvm.org.apache.hadoop.fs.Path(f"{dst}.old-{uuid.uuid4().hex[:8]}")
+        if not fs.rename(dst_path, old):
+            raise OSError(f"could not move {dst} aside")
+    if not fs.rename(src_path, dst_path):
+        raise OSError(f"could not rename {src} to {dst}")
+    if old is not None:
+        fs.delete(old, True)
+
+
+def write_text(spark: SparkSession, path: str, text: str) -> None:
+    fs, hpath = _fs(spark, path)
+    tmp = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(f"{path}.tmp-{uuid.uuid4().hex[:8]}")
+    stream = fs.create(tmp, True)
+    try:
+        stream.write(bytearray(text.encode("utf-8")))
+    finally:
+        stream.close()
+    if fs.exists(hpath):
+        fs.delete(hpath, False)
+    fs.rename(tmp, hpath)
+
+
+def read_text(spark: SparkSession, path: str) -> str | None:
+    fs, hpath = _fs(spark, path)
+    if not fs.exists(hpath):
+        return None
+    jvm = spark.sparkContext._jvm
+    stream = fs.open(hpath)
+    try:
+        reader = jvm.java.io.BufferedReader(jvm.java.io.InputStreamReader(stream, "UTF-8"))
+        lines = []
+        line = reader.readLine()
+        while line is not None:
+            lines.append(line)
+            line = reader.readLine()
+        return "\n".join(lines)
+    finally:
+        stream.close()
+
+
+def read_json(spark: SparkSession, path: str) -> dict | None:
+    text = read_text(spark, path)
+    return json.loads(text) if text else None
+
+
+def enforce_schema(df: DataFrame, schema: DatasetSchema, context: str = "") -> DataFrame:
+    """Check types now and non-nullable columns while the data is written (no extra pass)."""
+    check_schema(df.schema, schema, context=context)
+    cols = []
+    for col in schema.columns:
+        c = F.col(col.name)
+        if not col.nullable:
+            c = F.when(c.isNull(), F.raise_error(
+                F.lit(f"dataset '{schema.name}': column '{col.name}' is null but the schema says "
+                      f"nullable: false"))).otherwise(c).alias(col.name)
+        cols.append(c)
+    return df.select(*cols)
+
+
+def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "",
+                  schema: DatasetSchema | None = None) -> int:
+    """Write ``df`` as Parquet at ``out_dir/dataset`` atomically; return the row count."""
+    schema = schema or load_schema(dataset)
+    checked = enforce_schema(df, schema, context=context)
+    final = join(out_dir, dataset)
+    tmp = join(out_dir, "_tmp", f"{dataset}-{uuid.uuid4().hex[:12]}")
+    writer = checked.write.mode("overwrite")
+    if schema.partition_by:
+        writer = writer.partitionBy(*schema.partition_by)
+    try:
+        writer.parquet(tmp)
+    except Exception:
+        delete(df.sparkSession, tmp)
+        raise
+    spark = df.sparkSession
+    rows = spark.read.parquet(tmp).count()
+    move(spark, tmp, final)
+    return rows
+
+
+def read_dataset(spark: SparkSession, dataset: str, path: str) -> DataFrame:
+    """Read a declared dataset, keeping exactly the schema's columns in the schema's order."""
+    schema = load_schema(dataset)
+    df = spark.read.parquet(path)
+    check_schema(df.select(*[c for c in df.columns if c in schema.names]).schema, schema,
+                 context=f"reading {path}")
+    return df.select(*schema.names)

@@ -1,0 +1,54 @@
+"""One place that builds the SparkSession, so local runs, tests and spark-submit agree.
+
+Locally the session is ``local[*]`` with Arrow on and the workers pinned to the driver's own
+interpreter: without ``PYSPARK_PYTHON`` the workers start whatever ``python3`` is on PATH and
+fail with "No module named pandas". Under spark-submit the master and resources come from the
+submit command and ``conf/cluster.yaml``; nothing here overrides what the launcher already set.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from crawlplan.conf import get
+
+log = logging.getLogger(__name__)
+
+
+def _under_spark_submit() -> bool:
+    return "SPARK_ENV_LOADED" in os.environ or "spark.master" in os.environ.get("PYSPARK_SUBMIT_ARGS", "")
+
+
+def build_session(conf: dict, app_name: str = "crawlplan"):
+    from pyspark.sql import SparkSession
+
+    spark_conf: dict = dict(get(conf, "spark.conf", {}) or {})
+    if not _under_spark_submit():
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app_name)
+    master = get(conf, "spark.master")
+    if master and not _under_spark_submit():
+        builder = builder.master(str(master))
+    defaults = {
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.sources.partitionOverwriteMode": "dynamic",
+    }
+    if not _under_spark_submit():
+        defaults["spark.executorEnv.PYSPARK_PYTHON"] = sys.executable
+    driver_memory = get(conf, "spark.driver_memory")
+    if driver_memory:
+        defaults["spark.driver.memory"] = str(driver_memory)
+    partitions = get(conf, "spark.shuffle_partitions")
+    if partitions:
+        defaults["spark.sql.shuffle.partitions"] = str(partitions)
+    for key, value in {**defaults, **{str(k): str(v) for k, v in spark_conf.items()}}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel(str(get(conf, "spark.log_level", "WARN")))
+    return spark
