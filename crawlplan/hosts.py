@@ -1,0 +1,92 @@
+"""Host keys. Common Crawl spells one host three ways, and joins fail silently when they differ:
+
+- the host index uses SURT form without the leading ``www.``: ``com,example,blog``
+- the host-level web graph uses reversed dotted form: ``com.example.blog``
+- documents carry the plain host from the URL: ``www.blog.example.com``
+
+The mapping between the first two is exact (``,`` <-> ``.``) because host labels contain neither.
+"""
+
+from __future__ import annotations
+
+import functools
+from urllib.parse import urlsplit
+
+TLD_CATEGORIES = ("academic", "commercial", "country-code", "nonprofit", "government", "other")
+_GENERIC_OTHER = {"info", "biz", "io", "co", "me", "tv", "xyz", "online", "site", "top", "app", "dev", "club"}
+
+
+def host_of(url: str) -> str:
+    """Lower-cased host of a URL without port or trailing dot; '' if there is none."""
+    try:
+        host = urlsplit(url.strip()).hostname or ""
+    except ValueError:
+        return ""
+    return host.rstrip(".").lower()
+
+
+def strip_www(host: str) -> str:
+    return host[4:] if host.startswith("www.") and host.count(".") >= 2 else host
+
+
+def surt_host(host: str) -> str:
+    """``www.blog.example.com`` -> ``com,example,blog`` (host index form)."""
+    return ",".join(reversed(strip_www(host.lower().rstrip(".")).split(".")))
+
+
+def rev_host(host: str) -> str:
+    """``www.blog.example.com`` -> ``com.example.blog`` (web graph form)."""
+    return ".".join(reversed(strip_www(host.lower().rstrip(".")).split(".")))
+
+
+def surt_to_rev(surt: str) -> str:
+    return surt.replace(",", ".")
+
+
+def rev_to_surt(rev: str) -> str:
+    return rev.replace(".", ",")
+
+
+def rev_to_host(rev: str) -> str:
+    return ".".join(reversed(rev.split(".")))
+
+
+def tld_of(host: str) -> str:
+    return host.rstrip(".").rsplit(".", 1)[-1].lower() if host else ""
+
+
+@functools.lru_cache(maxsize=1)
+def _extractor():
+    import tldextract
+
+    # The bundled public suffix list snapshot: no network access at run time.
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+@functools.lru_cache(maxsize=200_000)
+def registered_domain(host: str) -> str | None:
+    """Public suffix + one label (``news.bbc.co.uk`` -> ``bbc.co.uk``); None for IPs and bare suffixes."""
+    if not host:
+        return None
+    parts = _extractor()(host)
+    if not parts.domain or not parts.suffix:
+        return None
+    return f"{parts.domain}.{parts.suffix}"
+
+
+def tld_category(host_or_tld: str) -> str:
+    """The paper's TLD macro-categories (Table 6)."""
+    labels = host_or_tld.lower().rstrip(".").split(".")
+    tld = labels[-1]
+    second = labels[-2] if len(labels) >= 2 else ""
+    if tld == "edu" or second in ("ac", "edu"):
+        return "academic"
+    if tld == "gov" or second in ("gov", "gouv", "go", "govt") or tld == "mil":
+        return "government"
+    if tld in ("com", "net"):
+        return "commercial"
+    if tld == "org":
+        return "nonprofit"
+    if len(tld) == 2 and tld.isalpha() and tld not in _GENERIC_OTHER:
+        return "country-code"
+    return "other"
