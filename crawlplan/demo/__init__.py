@@ -1,0 +1,1 @@
+"""The embedded demo crawl (placeholder until the generator lands)."""
