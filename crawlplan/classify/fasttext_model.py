@@ -1,0 +1,135 @@
+"""fastText prediction that works under numpy 2, and the registry's score rules.
+
+``fasttext-wheel`` 0.9.2 is the build that trains reliably here (``fasttext`` 0.9.3 and
+``fasttext-numpy2`` randomly abort training with "Encountered NaN"), but its Python
+``predict`` ends in ``np.array(probs, copy=False)``, which numpy 2 rejects, and its
+``multilinePredict`` returns wrong probabilities (the same value for every line). So every
+prediction goes through the C++ binding ``model.f.predict(text, k, threshold,
+on_unicode_error)``, one document at a time, with the trailing newline the Python wrapper
+adds (fastText turns it into the end-of-sentence token, which changes the probabilities; the
+anchors' scores include it). This module is Spark-free: the Spark code and the tests call
+the same functions.
+"""
+
+from __future__ import annotations
+
+import math
+
+from crawlplan.classify.registry import ClassifierSpec
+
+#: fastText probabilities are float32 and a softmax can come out at 1.00001.
+_CLIP_LO, _CLIP_HI = 0.0, 1.0
+
+
+class ScoringError(ValueError):
+    pass
+
+
+def load_fasttext(path: str):
+    """Load a model without the wrapper's stderr warning; raise a clear error on a bad file."""
+    from fasttext.FastText import _FastText
+
+    try:
+        return _FastText(model_path=str(path))
+    except ValueError as exc:  # fastText says "... has wrong file format!" or "cannot be opened"
+        raise ScoringError(f"cannot load fastText model {path}: {exc}") from None
+
+
+def model_labels(model) -> list[str]:
+    return list(model.f.getLabels("replace")[0])
+
+
+def preprocess(text: str, newlines: str = " ", strip: bool = True, max_chars: int = 0) -> tuple[str, bool]:
+    """The text the classifier sees, and whether it was truncated.
+
+    Stripping and newline replacement follow the anchors (DCLM joins stripped lines with
+    spaces; FineWeb-Edu and GneissWeb replace ``\\n`` with a space). fastText splits on any
+    whitespace, so ``\\r`` and tabs need no treatment. Truncation bounds per-document time and
+    memory on pathological pages; it counts characters, not bytes.
+    """
+    if strip:
+        text = text.strip()
+    if newlines != "\n":
+        text = text.replace("\r\n", "\n").replace("\n", newlines)
+    truncated = bool(max_chars) and len(text) > max_chars
+    if truncated:
+        text = text[:max_chars]
+    return text, truncated
+
+
+def _safe_unicode(text: str) -> str:
+    """Python strings can hold lone surrogates (from surrogateescape decoding) that pybind11
+    cannot encode; replace them instead of failing the document."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def predict(model, text: str, k: int = -1) -> list[tuple[str, float]]:
+    """``(label, probability)`` pairs, most probable first, exactly as fastText's Python
+    ``predict(text, k)`` would return them (text must be one line)."""
+    if "\n" in text:
+        raise ScoringError("fastText predicts one line at a time; preprocess the text first")
+    pairs = model.f.predict(_safe_unicode(text) + "\n", k, 0.0, "replace")
+    return [(label, float(prob)) for prob, label in pairs]
+
+
+def clip(value: float) -> float:
+    return min(_CLIP_HI, max(_CLIP_LO, value))
+
+
+def score_predictions(pairs: list[tuple[str, float]], spec: ClassifierSpec) -> float:
+    """Apply the registry's score rule to a prediction.
+
+    top1_positive: the anchors' rule, P(hq) read from the top-1 label (p, or 1 - p when the top
+    label is the negative one). expected_label (FineWeb-Edu): the mean of the label values under
+    the full predicted distribution, divided by the top label value, so the score is in [0, 1]
+    and keeps the annotator's ordinal meaning instead of thresholding at 3.
+    """
+    if not pairs:
+        raise ScoringError("fastText returned no prediction")
+    if spec.score == "top1_positive":
+        label, prob = pairs[0]
+        value = prob if label == spec.positive_label else 1.0 - prob
+    elif spec.score == "expected_label":
+        total = 0.0
+        for label, prob in pairs:
+            total += int(label.removeprefix("__label__")) * prob
+        value = total / spec.max_label
+    else:
+        raise ScoringError(f"unknown score rule '{spec.score}' for a fastText classifier")
+    if not math.isfinite(value):
+        raise ScoringError(f"fastText returned a non-finite probability for {spec.name}")
+    return clip(value)
+
+
+def prediction_k(spec: ClassifierSpec) -> int:
+    """Top-1 is all the binary rule reads; the expected value needs the whole distribution."""
+    return 1 if spec.score == "top1_positive" else -1
+
+
+class FastTextScorer:
+    """One loaded model plus its spec: ``score(text)`` on raw document text."""
+
+    def __init__(self, spec: ClassifierSpec, path: str, model=None):
+        self.spec = spec
+        self.path = path
+        self.model = model if model is not None else load_fasttext(path)
+        labels = set(model_labels(self.model))
+        if spec.score == "top1_positive":
+            ok = labels == set(spec.labels)
+        else:
+            ok = all(lab.removeprefix("__label__").isdigit() for lab in labels)
+        if not ok:
+            raise ScoringError(f"model {path} for '{spec.name}' predicts labels {sorted(labels)}; the registry "
+                               f"expects {list(spec.labels)} (score rule {spec.score})")
+        self.k = prediction_k(spec)
+
+    def score_preprocessed(self, text: str) -> float:
+        return score_predictions(predict(self.model, text, self.k), self.spec)
+
+    def score(self, text: str, max_chars: int = 0) -> float:
+        clean, _ = preprocess(text, self.spec.newlines, self.spec.strip, max_chars)
+        return self.score_preprocessed(clean)

@@ -1,0 +1,70 @@
+"""Driver-side model preparation for the classify node: find every configured model, train
+demo stand-ins for missing ones when allowed, check pins, and say loudly what is a demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crawlplan.classify.demo_models import DEMO_WARNING, train_demo
+from crawlplan.classify.models import (check_pin, demo_marker, is_remote, local, missing_model_error,
+                                       model_path, sha256_file)
+from crawlplan.classify.registry import ClassifierSpec
+from crawlplan.classify.scoring import ModelRef
+
+
+def demo_allowed(value, master: str) -> bool:
+    """``auto`` means yes on a laptop (local master) and no on a cluster, where a missing real
+    model is far more likely a mistake than a wish for demo scores."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text == "auto":
+        return (master or "").startswith("local")
+    if text in ("true", "yes", "1"):
+        return True
+    if text in ("false", "no", "0", ""):
+        return False
+    raise ValueError(f"classify.demo_models_when_missing is '{value}'; expected true, false or auto")
+
+
+def _exists(path: str, remote_exists) -> bool:
+    if is_remote(path):
+        return bool(remote_exists(path))
+    return Path(local(path)).is_file()
+
+
+def _key(spec: ClassifierSpec, path: str) -> str:
+    if is_remote(path):
+        return "remote"
+    if spec.sha256:
+        return sha256_file(path)
+    st = Path(local(path)).stat()
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def prepare_models(specs: list[ClassifierSpec], conf: dict, *, allow_demo: bool, remote_exists,
+                   echo=print, texts_fn=None) -> tuple[list[ModelRef], list[str]]:
+    """ModelRefs for ``specs`` and the names of those that are demo models.
+
+    Raises naming the missing file and the pull command when a model is absent and demo models
+    are not allowed (or the classifier is not fastText, or points at a user path).
+    """
+    missing = [s for s in specs if not _exists(model_path(s, conf), remote_exists)]
+    trainable = [s for s in missing if allow_demo and s.kind == "fasttext" and not s.path]
+    for spec in missing:
+        if spec not in trainable:
+            raise missing_model_error(spec, model_path(spec, conf))
+    if trainable:
+        echo(f"classify: no model files for {', '.join(s.name for s in trainable)}; training demo models "
+             f"({DEMO_WARNING})")
+        train_demo(trainable, conf, texts_fn=texts_fn, echo=echo)
+    refs: list[ModelRef] = []
+    demo: list[str] = []
+    for spec in specs:
+        path = model_path(spec, conf)
+        check_pin(spec, path)
+        is_demo = demo_marker(path) is not None
+        if is_demo:
+            demo.append(spec.name)
+        refs.append(ModelRef(spec=spec, path=path, key=_key(spec, path), demo=is_demo))
+    return refs, demo

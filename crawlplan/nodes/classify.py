@@ -1,0 +1,114 @@
+"""The classify node: every document scored by every configured classifier in one pass.
+
+documents -> scores (record id, host keys, language, one column per classifier; a classifier
+not run is null), classify_rejects (documents with no usable text or a classifier error, with
+the reason) and scores_extra (the optional Transformer classifiers, long form; empty unless
+classify.models names one). Scoring is one ``mapInPandas`` over Arrow batches with each model loaded
+once per Python worker process; see docs/classify.md for memory sizing with real models.
+"""
+
+from __future__ import annotations
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from crawlplan.classify.demo_models import DEMO_WARNING
+from crawlplan.classify.models import model_dir
+from crawlplan.classify.prepare import demo_allowed, prepare_models
+from crawlplan.classify.registry import SCORE_COLUMNS, load_registry, select
+from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN
+from crawlplan.classify.spark_scoring import choose_distribution, score_documents, ship
+from crawlplan.dag import storage
+from crawlplan.schemas import load_schema
+
+# Carried through the Python worker: what scores and classify_rejects need besides the scores.
+_KEEP = ["record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
+         "language", "text_length", "warc_file", "offset"]
+
+
+def _select_schema(df: DataFrame, dataset: str) -> DataFrame:
+    schema = load_schema(dataset)
+    cols = []
+    for col in schema.columns:
+        if col.name in df.columns:
+            cols.append(F.col(col.name).cast(col.type).alias(col.name))
+        else:
+            cols.append(F.lit(None).cast(col.type).alias(col.name))
+    return df.select(*cols)
+
+
+def run(ctx) -> dict[str, DataFrame]:
+    params = ctx.params
+    spark = ctx.spark
+    master = spark.sparkContext.master
+    specs = select(load_registry(ctx.conf), params.get("models") or [])
+    refs, demo = prepare_models(
+        specs, ctx.conf, allow_demo=demo_allowed(params.get("demo_models_when_missing", "auto"), master),
+        remote_exists=lambda p: storage.exists(spark, p), echo=print,
+    )
+    if demo:
+        ctx.note(f"{DEMO_WARNING.upper()}: {', '.join(demo)} are demo models trained on generated text "
+                 f"(run `crawlplan models pull` for the real ones)")
+    if str(spark.conf.get("spark.python.worker.reuse", "true")).lower() == "false":
+        ctx.note("spark.python.worker.reuse is false: every task reloads every model; set it to true")
+    mode = choose_distribution(str(params.get("distribute", "auto")), refs, master)
+    if mode == "addfile":
+        refs = ship(spark, refs, model_dir(ctx.conf))
+
+    batch = int(params.get("batch_size", 2000))
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    previous = spark.conf.get(key, None)
+    spark.conf.set(key, str(batch))
+    try:
+        docs = ctx.read("documents")
+        scored = score_documents(docs, refs, max_chars=int(params.get("max_chars", 100000)), keep=_KEEP)
+        scored = scored.persist(StorageLevel.MEMORY_AND_DISK)
+        # One pass computes the scores (cached) and every counter; the two writes reuse the cache.
+        totals = scored.agg(
+            F.count(F.lit(1)).alias("documents"),
+            F.sum(F.col(TRUNCATED_COLUMN).cast("long")).alias("truncated"),
+        ).collect()[0]
+        reasons = scored.where(F.col(REJECT_COLUMN).isNotNull()).groupBy(REJECT_COLUMN).count().collect()
+    finally:
+        if previous is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, previous)
+
+    rejected = sum(int(r["count"]) for r in reasons)
+    ctx.count("documents_in", int(totals["documents"] or 0))
+    ctx.count("scored", int(totals["documents"] or 0) - rejected)
+    ctx.count("truncated", int(totals["truncated"] or 0))
+    ctx.count("classifiers", len(refs))
+    ctx.count("demo_models", len(demo))
+    for row in reasons:
+        ctx.count(f"rejected_{row[REJECT_COLUMN]}", int(row["count"]))
+    not_run = [c for c in SCORE_COLUMNS if c not in {r.spec.column for r in refs}]
+    if not_run:
+        ctx.note(f"classifiers not run (null columns): {', '.join(not_run)}")
+
+    scores = _select_schema(scored.where(F.col(REJECT_COLUMN).isNull()), "scores")
+    rejects = _select_schema(
+        scored.where(F.col(REJECT_COLUMN).isNotNull())
+        .withColumn("stage", F.lit("classify"))
+        .withColumnRenamed(REJECT_COLUMN, "reason")
+        .withColumnRenamed(DETAIL_COLUMN, "detail"),
+        "classify_rejects",
+    )
+    return {"scores": scores, "classify_rejects": rejects, "scores_extra": _extra(spark, scored, refs)}
+
+
+def _extra(spark, scored: DataFrame, refs) -> DataFrame:
+    """Transformer scores in long form (record_id, classifier, score): the scores dataset keeps
+    its ten fixed columns, and any number of optional classifiers fit one schema."""
+    schema = load_schema("scores_extra")
+    parts = [scored.where(F.col(REJECT_COLUMN).isNull()).select(
+        "record_id", F.lit(r.spec.name).alias("classifier"), F.col(r.spec.column).alias("score"))
+        for r in refs if r.spec.kind != "fasttext"]
+    if not parts:
+        return spark.createDataFrame([], schema.struct())
+    out = parts[0]
+    for part in parts[1:]:
+        out = out.unionByName(part)
+    return _select_schema(out, "scores_extra")
