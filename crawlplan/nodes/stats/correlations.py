@@ -1,0 +1,24 @@
+"""Node correlations: host medians against log HC / log PR (Tables 4-6, with bootstrap CIs),
+score distributions by language stratum (Table 7), classifier pairs (Figure 12)."""
+
+from __future__ import annotations
+
+from pyspark.sql import functions as F
+
+from crawlplan.stats import correlate as C
+from crawlplan.stats import hoststats as H
+
+
+def run(ctx) -> dict:
+    p = ctx.params
+    hs = ctx.read("host_scores")
+    feats = ctx.read("host_features").where(F.col("in_graph"))
+    table = C.stratified_host_table(hs, feats)
+    corr = C.correlation_table(table, replicates=int(p.get("bootstrap_replicates", 1000)),
+                               seed=int(p.get("seed", 0)), alpha=float(p.get("alpha", 0.05)))
+    scores = ctx.read("scores")
+    classifiers = H.present_classifiers(scores, p.get("classifiers") or None)
+    long = H.long_scores(scores, classifiers)
+    dists = C.score_distributions(long, H.host_language(scores))
+    pairs = C.classifier_correlations(scores, classifiers)
+    return {"correlations": corr, "score_distributions": dists, "classifier_correlations": pairs}

@@ -1,0 +1,58 @@
+"""Node host_quality (RQ4): host index coverage against quality density.
+
+Density sources: every classifier's share above threshold from ``host_scores`` (classified
+sample), plus ``gneissweb`` from Common Crawl's GneissWeb annotations when
+``inputs.gneissweb_annotations`` is set (full-crawl regime, density per crawl).
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import functions as F
+
+from crawlplan.graph.gneissweb import read_gneissweb
+from crawlplan.graph.hostindex import read_host_index
+from crawlplan.stats import coverage as V
+
+
+def run(ctx) -> dict:
+    p = ctx.params
+    known_cols = list(p.get("known_columns") or ["nutch_numRecords"])
+    fetched_cols = list(p.get("fetched_columns") or ["fetch_200"])
+    notes: list[str] = []
+    hi = read_host_index(ctx.spark, ctx.input("host_index"), crawls=p.get("crawls") or None,
+                         columns=sorted(set(known_cols + fetched_cols + ["url_host_tld"])), notes=notes)
+    for n in notes:
+        ctx.note(n)
+    cov = V.host_coverage(hi, known_cols, fetched_cols)
+    frames = []
+    sources = p.get("sources") or []
+    if p.get("use_host_scores", True):
+        dens = V.density_from_host_scores(ctx.read("host_scores"))
+        if sources:
+            dens = dens.where(F.col("source").isin(*sources))
+        frames.append(V.host_quality(cov, dens))
+    gw_path = ctx.input("gneissweb_annotations", required=False)
+    if gw_path:
+        gw_notes: list[str] = []
+        gw = read_gneissweb(ctx.spark, gw_path, notes=gw_notes)
+        for n in gw_notes:
+            ctx.note(n)
+        gw = gw.select("crawl", "rev_host", F.lit("gneissweb").alias("source"), "density",
+                       F.col("pages").alias("density_docs"))
+        frames.append(V.host_quality(cov, gw, by_crawl_density=True))
+    if not frames:
+        raise ValueError("host_quality has no density source: enable use_host_scores or set "
+                         "inputs.gneissweb_annotations")
+    hq = frames[0]
+    for f in frames[1:]:
+        hq = hq.unionByName(f)
+    hq = hq.persist()
+    ctx.count("host_index_hosts", cov.count())
+    ctx.count("host_quality_rows", hq.count())
+    edges = [float(x) for x in p.get("bin_edges", [0.0, 0.2, 0.4, 0.6, 0.8, 1.0])]
+    return {
+        "host_quality": hq,
+        "coverage_summary": V.coverage_summary(hq, float(p.get("low_coverage", 0.2))),
+        "coverage_bins": V.coverage_bins(hq, edges, edges),
+        "missed_by_tld": V.missed_by_tld(hq),
+    }

@@ -1,0 +1,46 @@
+"""Node host_stats: scores -> host_scores (per host and classifier) and icc (Table 8).
+
+With the demo's ground truth available, the ICC1 of the planted true page qualities is added
+to ``icc`` as classifier ``true_quality``: the yardstick the classifiers' ICC1 is read against.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import functions as F
+
+from crawlplan.stats import hoststats as H
+
+
+def run(ctx) -> dict:
+    p = ctx.params
+    scores = ctx.read("scores")
+    classifiers = H.present_classifiers(scores, p.get("classifiers") or None)
+    if not classifiers:
+        raise ValueError(f"scores has none of the classifier columns {p.get('classifiers') or H.CLASSIFIERS}")
+    long = H.long_scores(scores, classifiers)
+    langs = H.host_language(scores)
+    min_docs = int(p.get("min_docs", 3))
+    hs = H.host_scores(long, langs, min_docs=min_docs, threshold=float(p.get("threshold", 0.5)))
+    icc = H.icc_table(long, [int(t) for t in p.get("icc_min_docs", [3, 5, 10])])
+    truth = ctx.input("ground_truth", required=False)
+    if truth:
+        icc = icc.unionByName(_true_quality_icc(ctx, truth, scores, p))
+    all_hosts = long.select("rev_host").distinct().count()
+    kept = hs.select("rev_host").distinct().count()
+    ctx.count("hosts_scored", all_hosts)
+    ctx.count("hosts_below_min_docs", all_hosts - kept)
+    ctx.count("classifiers", len(classifiers))
+    return {"host_scores": hs, "icc": icc}
+
+
+def _true_quality_icc(ctx, truth, scores, p):
+    """ICC1 of true page quality over the pages that were actually scored (same hosts, same
+    documents), so it is comparable with the classifiers' rows."""
+    from crawlplan.dag import storage
+
+    path = storage.join(str(truth), "pages.parquet")
+    pages = ctx.spark.read.parquet(path).select("url", F.col("true_quality").cast("double").alias("true_quality"))
+    docs = scores.select("url", "surt_host_name", "rev_host", "host", "tld", "language").dropDuplicates(["url"])
+    joined = docs.join(pages, "url", "inner")
+    long = H.long_scores(joined, ["true_quality"])
+    return H.icc_table(long, [int(t) for t in p.get("icc_min_docs", [3, 5, 10])])

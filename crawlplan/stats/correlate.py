@@ -1,0 +1,146 @@
+"""Centrality-quality correlations (the paper's Tables 4-7, Figure 12) and rank stability (Table 2).
+
+Host-level correlations run per group (metric x classifier x stratum) inside ``applyInPandas``:
+a group is at most one row per host of one classifier (the paper: 27,910; a full crawl: a few
+million, i.e. tens of MB of doubles), which fits an executor, and Kendall's tau and the
+bootstrap need the whole group anyway. The groups spread over executors, so nothing is
+collected to the driver. Document-level classifier-pair correlations and rank stability between
+graph releases are far larger (millions of documents, ~10^8 hosts) and use MLlib's distributed
+Spearman (a distributed sort per column), never pandas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from crawlplan.stats import reference as R
+from crawlplan.stats.hoststats import union_all
+
+CORRELATION_SCHEMA = ("metric string, classifier string, stratum_kind string, stratum string, hosts long, "
+                      "spearman double, kendall double, weighted_spearman double, ci_low double, "
+                      "ci_high double, bootstrap_replicates int")
+METRICS = ("log_hc", "log_pr")
+
+
+def stratified_host_table(host_scores: DataFrame, features: DataFrame, metrics=METRICS) -> DataFrame:
+    """One row per (metric, classifier, stratum, host): the host median against the metric.
+
+    Strata: ``all``; language (english / non-english, from the host's primary language);
+    TLD macro-category. Hosts without the metric (not in the graph) are dropped here; the
+    caller counts them from the join.
+    """
+    joined = host_scores.join(features.select("rev_host", *metrics), "rev_host", "inner")
+    value = F.explode(F.array(*[F.struct(F.lit(m).alias("metric"), F.col(m).alias("x")) for m in metrics]))
+    base = joined.select("rev_host", "classifier", "median", "documents", "language_stratum", "tld_category",
+                         value.alias("mv")).select("rev_host", "classifier", F.col("median").alias("y"),
+                                                   "documents", "language_stratum", "tld_category", "mv.*")
+    base = base.where(F.col("x").isNotNull() & F.col("y").isNotNull())
+    overall = base.select(*_keep(), F.lit("all").alias("stratum_kind"), F.lit("all").alias("stratum"))
+    lang = base.where(F.col("language_stratum").isin("english", "non-english")).select(
+        *_keep(), F.lit("language").alias("stratum_kind"), F.col("language_stratum").alias("stratum"))
+    tld = base.select(*_keep(), F.lit("tld_category").alias("stratum_kind"),
+                      F.col("tld_category").alias("stratum"))
+    return union_all([overall, lang, tld])
+
+
+def _keep():
+    return ["metric", "classifier", "rev_host", "x", "y", "documents"]
+
+
+def group_correlations(pdf: pd.DataFrame, replicates: int, seed: int, alpha: float) -> pd.DataFrame:
+    """All statistics of one group; pure pandas/numpy so tests call it directly."""
+    metric, classifier = pdf["metric"].iloc[0], pdf["classifier"].iloc[0]
+    kind, stratum = pdf["stratum_kind"].iloc[0], pdf["stratum"].iloc[0]
+    # hosts arrive in no particular order; sorting makes the bootstrap reproducible
+    pdf = pdf.sort_values("rev_host", kind="mergesort")
+    x = pdf["x"].to_numpy(float)
+    y = pdf["y"].to_numpy(float)
+    w = pdf["documents"].to_numpy(float)
+    n = int(x.size)
+    rho = R.spearman(x, y) if n >= 3 else float("nan")
+    tau = R.kendall_tau(x, y) if n >= 3 else float("nan")
+    wrho = R.weighted_spearman(x, y, w) if n >= 3 else float("nan")
+    lo, hi = R.bootstrap_spearman(x, y, replicates, R.group_seed(seed, metric, classifier, kind, stratum), alpha)
+    return pd.DataFrame([{
+        "metric": metric, "classifier": classifier, "stratum_kind": kind, "stratum": stratum, "hosts": n,
+        "spearman": rho, "kendall": tau, "weighted_spearman": wrho, "ci_low": lo, "ci_high": hi,
+        "bootstrap_replicates": int(replicates) if n >= 3 else 0,
+    }])
+
+
+def correlation_table(table: DataFrame, *, replicates: int = 1000, seed: int = 0,
+                      alpha: float = 0.05) -> DataFrame:
+    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
+        return group_correlations(pdf, replicates, seed, alpha)
+
+    return table.groupBy("metric", "classifier", "stratum_kind", "stratum").applyInPandas(fn, CORRELATION_SCHEMA)
+
+
+def score_distributions(long: DataFrame, languages: DataFrame) -> DataFrame:
+    """Document score distributions by the host's language stratum (Table 7): mean and exact
+    P10/median/P90 (``percentile`` keeps a value->count map per group; fine for ten classifiers
+    x three strata, with memory proportional to a classifier's distinct scores)."""
+    joined = long.join(languages.select("rev_host", "language_stratum"), "rev_host", "left").withColumn(
+        "language_stratum", F.coalesce("language_stratum", F.lit("unknown")))
+    overall = joined.withColumn("language_stratum", F.lit("all"))
+    both = union_all([overall, joined.where(F.col("language_stratum").isin("english", "non-english"))])
+    q = F.percentile(F.col("score"), F.array(F.lit(0.1), F.lit(0.5), F.lit(0.9)))
+    agg = both.groupBy(F.col("language_stratum").alias("stratum"), "classifier").agg(
+        F.count(F.lit(1)).cast("long").alias("documents"),
+        F.countDistinct("rev_host").cast("long").alias("hosts"),
+        F.mean("score").alias("mean"), q.alias("q"))
+    return agg.select("stratum", "classifier", "documents", "hosts", "mean",
+                      F.col("q")[1].alias("median"), F.col("q")[0].alias("p10"), F.col("q")[2].alias("p90"))
+
+
+def spearman_matrix(df: DataFrame, columns: list[str]) -> np.ndarray:
+    """Distributed Spearman matrix (MLlib: ranks by distributed sort, ties averaged)."""
+    from pyspark.ml.feature import VectorAssembler
+    from pyspark.ml.stat import Correlation
+
+    vec = VectorAssembler(inputCols=list(columns), outputCol="_v").transform(
+        df.select(*[F.col(c).cast("double").alias(c) for c in columns]))
+    return Correlation.corr(vec, "_v", method="spearman").head()[0].toArray()
+
+
+def classifier_correlations(scores: DataFrame, classifiers: list[str]) -> DataFrame:
+    """Pairwise document-level Spearman over the core documents (scored by every classifier),
+    as in Figure 12; long form, both triangles and the diagonal."""
+    spark = scores.sparkSession
+    cond = None
+    for c in classifiers:
+        ok = F.col(c).isNotNull() & ~F.isnan(c)
+        cond = ok if cond is None else cond & ok
+    core = scores.where(cond)
+    n = core.count()
+    schema = "classifier_a string, classifier_b string, documents long, spearman double"
+    if n < 3 or len(classifiers) < 2:
+        return spark.createDataFrame([], schema)
+    mat = spearman_matrix(core, classifiers)
+    rows = [(a, b, int(n), float(mat[i, j])) for i, a in enumerate(classifiers) for j, b in enumerate(classifiers)]
+    return spark.createDataFrame(rows, schema)
+
+
+def rank_stability(ranks_a: DataFrame, ranks_b: DataFrame, release_a: str, release_b: str) -> DataFrame:
+    """Spearman of HC and PR values between two releases over their common hosts (Table 2)."""
+    spark = ranks_a.sparkSession
+    a = ranks_a.select("rev_host", F.col("harmonicc_val").alias("hc_a"), F.col("pr_val").alias("pr_a"))
+    b = ranks_b.select("rev_host", F.col("harmonicc_val").alias("hc_b"), F.col("pr_val").alias("pr_b"))
+    both = a.join(b, "rev_host", "full_outer").groupBy().agg(
+        F.sum((F.col("hc_a").isNotNull() & F.col("hc_b").isNotNull()).cast("long")).alias("common"),
+        F.sum((F.col("hc_a").isNotNull() & F.col("hc_b").isNull()).cast("long")).alias("only_a"),
+        F.sum((F.col("hc_a").isNull() & F.col("hc_b").isNotNull()).cast("long")).alias("only_b")).head()
+    common = a.join(b, "rev_host", "inner")
+    schema = ("release_a string, release_b string, measure string, common_hosts long, only_a long, "
+              "only_b long, spearman double")
+    if (both.common or 0) < 3:
+        rho_hc = rho_pr = float("nan")
+    else:
+        m = spearman_matrix(common, ["hc_a", "hc_b", "pr_a", "pr_b"])
+        rho_hc, rho_pr = float(m[0, 1]), float(m[2, 3])
+    rows = [(release_a, release_b, name, int(both.common or 0), int(both.only_a or 0), int(both.only_b or 0), rho)
+            for name, rho in (("harmonic_centrality", rho_hc), ("pagerank", rho_pr))]
+    return spark.createDataFrame(rows, schema)

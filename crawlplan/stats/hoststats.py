@@ -1,0 +1,147 @@
+"""Host-level score summaries and ICC1 as Spark aggregations (the paper's RQ1 and Table 8).
+
+Scores arrive wide (one nullable column per classifier). Everything here works on the long
+form ``(host keys, classifier, score)`` with nulls dropped, so any subset of classifiers works
+and a classifier that was not run simply has no rows.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from crawlplan.stats.reference import correlation_ceiling, icc1_from_sums, spearman_brown
+
+CLASSIFIERS = ("dclm", "fineweb_edu", "gneissweb_quality", "gneissweb_sci", "gneissweb_edu", "gneissweb_tech",
+               "gneissweb_med", "nemotron_quality", "nemotron_edu", "nemotron_info")
+HOST_KEYS = ("surt_host_name", "rev_host")
+
+
+def present_classifiers(scores: DataFrame, wanted=None) -> list[str]:
+    """Classifier columns of ``scores`` to analyse: ``wanted`` (or the ten) that exist."""
+    names = list(wanted) if wanted else list(CLASSIFIERS)
+    return [c for c in names if c in scores.columns]
+
+
+def long_scores(scores: DataFrame, classifiers: list[str]) -> DataFrame:
+    """``surt_host_name, rev_host, host, tld, language, classifier, score`` without nulls/NaNs."""
+    if not classifiers:
+        raise ValueError("no classifier score columns to analyse")
+    pairs = F.array(*[F.struct(F.lit(c).alias("classifier"), F.col(c).cast("double").alias("score"))
+                      for c in classifiers])
+    base = scores.select(*HOST_KEYS, "host", "tld", "language", F.explode(pairs).alias("p"))
+    return base.select(*HOST_KEYS, "host", "tld", "language", "p.classifier", "p.score").where(
+        F.col("score").isNotNull() & ~F.isnan("score"))
+
+
+def host_language(scores: DataFrame) -> DataFrame:
+    """``rev_host, primary_language, language_stratum`` (english | non-english | unknown).
+
+    A host's primary language is the most frequent known language of its documents (ties
+    broken alphabetically so reruns agree); hosts with no identified language are 'unknown'
+    and only enter the overall (unstratified) statistics.
+    """
+    known = scores.where(F.col("language").isNotNull() & (F.col("language") != "unknown")
+                         & (F.col("language") != ""))
+    counts = known.groupBy("rev_host", "language").agg(F.count(F.lit(1)).alias("n"))
+    w = Window.partitionBy("rev_host").orderBy(F.desc("n"), F.asc("language"))
+    top = counts.withColumn("_r", F.row_number().over(w)).where("_r = 1").select(
+        "rev_host", F.col("language").alias("primary_language"))
+    hosts = scores.select("rev_host").distinct().join(top, "rev_host", "left")
+    stratum = (F.when(F.col("primary_language").isNull(), "unknown")
+               .when(F.col("primary_language") == "en", "english").otherwise("non-english"))
+    return hosts.select("rev_host", F.coalesce("primary_language", F.lit("unknown")).alias("primary_language"),
+                        stratum.alias("language_stratum"))
+
+
+def tld_category_col(tld_col):
+    """Spark twin of ``crawlplan.hosts.tld_category`` on the reversed host (needs two labels)."""
+    from crawlplan.hosts import _GENERIC_OTHER
+
+    labels = F.split(tld_col, r"\.")
+    tld = F.element_at(labels, 1)
+    second = F.when(F.size(labels) >= 2, F.element_at(labels, 2)).otherwise(F.lit(""))
+    return (F.when((tld == "edu") | second.isin("ac", "edu"), "academic")
+            .when((tld == "gov") | second.isin("gov", "gouv", "go", "govt") | (tld == "mil"), "government")
+            .when(tld.isin("com", "net"), "commercial")
+            .when(tld == "org", "nonprofit")
+            .when((F.length(tld) == 2) & tld.rlike("^[a-z]{2}$") & ~tld.isin(*sorted(_GENERIC_OTHER)),
+                  "country-code")
+            .otherwise("other"))
+
+
+def host_scores(long: DataFrame, languages: DataFrame, *, min_docs: int = 3,
+                threshold: float = 0.5) -> DataFrame:
+    """Per host and classifier: documents, exact median, mean, share above ``threshold``.
+
+    The median is Spark's ``percentile(score, 0.5)``, which is exact (linear interpolation
+    between the two middle values, like numpy) and, unlike ``percentile_approx``, keeps a
+    value->count map per group: cheap here because groups are hosts (a few to a few thousand
+    documents each). Hosts with fewer than ``min_docs`` scored documents are left out.
+    """
+    agg = long.groupBy(*HOST_KEYS, "classifier").agg(
+        F.min("host").alias("host"),
+        F.first("tld", ignorenulls=True).alias("tld"),
+        F.count(F.lit(1)).cast("long").alias("documents"),
+        F.percentile(F.col("score"), F.lit(0.5)).alias("median"),
+        F.mean("score").alias("mean"),
+        F.stddev_samp("score").alias("std"),
+        F.mean((F.col("score") > F.lit(threshold)).cast("double")).alias("share_above"),
+    ).where(F.col("documents") >= F.lit(int(min_docs)))
+    return agg.join(languages, "rev_host", "left").select(
+        "surt_host_name", "rev_host", "host", "tld", tld_category_col(F.col("rev_host")).alias("tld_category"),
+        F.coalesce("primary_language", F.lit("unknown")).alias("primary_language"),
+        F.coalesce("language_stratum", F.lit("unknown")).alias("language_stratum"),
+        "classifier", "documents", "median", "mean", "std", "share_above",
+        F.lit(float(threshold)).alias("threshold"))
+
+
+def icc_sums(long: DataFrame, thresholds: list[int]) -> DataFrame:
+    """The ANOVA sums per (classifier, min_docs) from two aggregation passes.
+
+    Pass 1 per host: n_i, mean_i and the within-host sum of squares n_i*var_pop (Spark's
+    central-moment aggregate, numerically stable: no sum-of-squares cancellation). Pass 2 per
+    (classifier, threshold) over hosts with n_i >= threshold. SS_between needs the grand mean,
+    so it is sum n_i*(mean_i - grand)^2 after joining the (tiny) grand-mean table back.
+    """
+    per_host = long.groupBy("rev_host", "classifier").agg(
+        F.count(F.lit(1)).cast("long").alias("n"),
+        F.mean("score").alias("m"),
+        (F.var_pop("score") * F.count(F.lit(1))).alias("ssw"),
+    )
+    th = long.sparkSession.createDataFrame([(int(t),) for t in thresholds], "min_docs int")
+    eligible = per_host.crossJoin(F.broadcast(th)).where(F.col("n") >= F.col("min_docs"))
+    grand = eligible.groupBy("classifier", "min_docs").agg(
+        (F.sum(F.col("n") * F.col("m")) / F.sum("n")).alias("grand"))
+    return eligible.join(F.broadcast(grand), ["classifier", "min_docs"]).groupBy("classifier", "min_docs").agg(
+        F.count(F.lit(1)).cast("long").alias("hosts"),
+        F.sum("n").cast("long").alias("documents"),
+        F.sum(F.col("n").cast("double") * F.col("n")).alias("sum_n_sq"),
+        F.sum(F.col("n") * (F.col("m") - F.col("grand")) ** 2).alias("ss_between"),
+        F.sum("ssw").alias("ss_within"),
+    )
+
+
+def icc_table(long: DataFrame, thresholds=(3, 5, 10)) -> DataFrame:
+    """``icc``: one row per classifier and minimum host size. The sums are one row per
+    (classifier, threshold) (at most 30 rows), so the closing arithmetic runs on the driver
+    through ``icc1_from_sums``: one definition for Spark and the reference."""
+    spark = long.sparkSession
+    rows = []
+    for r in icc_sums(long, list(thresholds)).collect():
+        res = icc1_from_sums(int(r.hosts), int(r.documents), float(r.sum_n_sq), float(r.ss_between),
+                             float(r.ss_within))
+        rel = spearman_brown(res.icc1, res.mean_docs) if res.icc1 == res.icc1 else float("nan")
+        rows.append((r.classifier, int(r.min_docs), res.hosts, res.documents, res.mean_docs, res.n0,
+                     res.ms_between, res.ms_within, res.var_between, res.var_within, res.icc1, rel,
+                     correlation_ceiling(rel) if rel == rel else float("nan")))
+    schema = ("classifier string, min_docs int, hosts long, documents long, mean_docs double, n0 double, "
+              "ms_between double, ms_within double, var_between double, var_within double, icc1 double, "
+              "reliability double, correlation_ceiling double")
+    return spark.createDataFrame(rows, schema).orderBy("classifier", "min_docs")
+
+
+def union_all(frames: list[DataFrame]) -> DataFrame:
+    return reduce(lambda a, b: a.unionByName(b), frames)

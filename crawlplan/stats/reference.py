@@ -1,0 +1,173 @@
+"""The statistics, Spark-free: ICC1, Spearman-Brown, ranks, (weighted) Spearman, bootstrap CIs.
+
+These functions are the definitions the Spark transforms must agree with, and they run inside
+``applyInPandas`` for per-group correlation work, so they are vectorised numpy throughout.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ICCResult:
+    hosts: int
+    documents: int
+    mean_docs: float          # m-bar = N / k, the paper's Table 8 column
+    n0: float                 # the ANOVA group-size adjustment for unbalanced groups
+    ms_between: float
+    ms_within: float
+    var_between: float
+    var_within: float
+    icc1: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def icc1_from_sums(k: int, n_total: int, sum_n_sq: float, ss_between: float, ss_within: float) -> ICCResult:
+    """One-way random-effects ICC1 (ANOVA estimator) from the group summaries a distributed
+    aggregation can produce.
+
+    With k groups of sizes n_i (N = sum n_i):
+      MSB = SSB / (k - 1), MSW = SSW / (N - k), n0 = (N - sum n_i^2 / N) / (k - 1),
+      var_between = (MSB - MSW) / n0, var_within = MSW, ICC1 = var_between / (var_between + var_within).
+    n0 replaces the common group size of the balanced design; for equal sizes it is that size.
+    var_between is not truncated at 0: a negative estimate is information (no host effect plus
+    sampling noise), and truncating it would bias the averages readers take over classifiers.
+    """
+    if k < 2 or n_total <= k:
+        nan = float("nan")
+        return ICCResult(k, n_total, n_total / k if k else nan, nan, nan, nan, nan, nan, nan)
+    msb = ss_between / (k - 1)
+    msw = ss_within / (n_total - k)
+    n0 = (n_total - sum_n_sq / n_total) / (k - 1)
+    var_b = (msb - msw) / n0
+    denom = var_b + msw
+    icc = var_b / denom if denom != 0 else float("nan")
+    return ICCResult(k, n_total, n_total / k, n0, msb, msw, var_b, msw, icc)
+
+
+def icc1(values, groups) -> ICCResult:
+    """ICC1 of ``values`` grouped by ``groups`` (any hashable labels), NaNs dropped."""
+    values = np.asarray(values, dtype=float)
+    groups = np.asarray(groups)
+    keep = ~np.isnan(values)
+    values, groups = values[keep], groups[keep]
+    _, inv = np.unique(groups, return_inverse=True)
+    n = np.bincount(inv).astype(float)
+    sums = np.bincount(inv, weights=values)
+    means = sums / n
+    grand = values.mean() if values.size else float("nan")
+    ss_between = float(np.sum(n * (means - grand) ** 2))
+    ss_within = float(np.sum((values - means[inv]) ** 2))
+    return icc1_from_sums(len(n), int(n.sum()), float(np.sum(n ** 2)), ss_between, ss_within)
+
+
+def spearman_brown(icc: float, m: float) -> float:
+    """Reliability of a mean over m documents: m*ICC / (1 + (m - 1)*ICC)."""
+    return m * icc / (1.0 + (m - 1.0) * icc)
+
+
+def correlation_ceiling(reliability: float) -> float:
+    """The largest correlation a perfectly measured signal can reach with a host mean of this
+    reliability (attenuation: r_observed <= sqrt(reliability)); NaN for negative reliability."""
+    return math.sqrt(reliability) if reliability >= 0 else float("nan")
+
+
+# ---------------------------------------------------------------- ranks and rank correlations
+
+
+def midranks(x, counts=None) -> np.ndarray:
+    """1-based ranks with ties at their mean rank (as scipy's ``rankdata``).
+
+    With integer ``counts`` (frequency weights, e.g. a bootstrap resample) each element stands
+    for ``counts[i]`` copies: the rank is the mid-rank those copies would get in the expanded
+    sample, so Pearson-with-weights of these ranks equals Spearman of the expanded sample.
+    """
+    x = np.asarray(x, dtype=float)
+    order = np.argsort(x, kind="mergesort")
+    xs = x[order]
+    new_group = np.empty(xs.size, dtype=bool)
+    if xs.size:
+        new_group[0] = True
+        new_group[1:] = xs[1:] != xs[:-1]
+    gid_sorted = np.cumsum(new_group) - 1
+    gid = np.empty_like(gid_sorted)
+    gid[order] = gid_sorted
+    c = np.ones(x.size) if counts is None else np.asarray(counts, dtype=float)
+    per_group = np.bincount(gid, weights=c)
+    before = np.cumsum(per_group) - per_group
+    return (before + (per_group + 1.0) / 2.0)[gid]
+
+
+def weighted_pearson(x, y, w=None) -> float:
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w = np.ones(x.size) if w is None else np.asarray(w, dtype=float)
+    sw = w.sum()
+    if x.size < 2 or sw <= 0:
+        return float("nan")
+    mx, my = (w * x).sum() / sw, (w * y).sum() / sw
+    dx, dy = x - mx, y - my
+    sxx, syy = (w * dx * dx).sum(), (w * dy * dy).sum()
+    if sxx <= 0 or syy <= 0:
+        return float("nan")
+    return float((w * dx * dy).sum() / math.sqrt(sxx * syy))
+
+
+def spearman(x, y) -> float:
+    return weighted_pearson(midranks(x), midranks(y))
+
+
+def weighted_spearman(x, y, w) -> float:
+    """Weighted Spearman: the w-weighted Pearson correlation of the ordinary mid-ranks.
+
+    With w = documents per host, a host observed through many documents (a precise median)
+    counts more than one seen through three, while the ranks themselves stay the hosts' ranks,
+    so the statistic stays comparable to the unweighted rho of the same table.
+    """
+    return weighted_pearson(midranks(x), midranks(y), w)
+
+
+def kendall_tau(x, y) -> float:
+    """Kendall's tau-b (scipy's O(n log n) implementation)."""
+    from scipy.stats import kendalltau
+
+    if len(x) < 2:
+        return float("nan")
+    return float(kendalltau(x, y).statistic)
+
+
+def group_seed(seed: int, *key) -> int:
+    """A seed per group that does not depend on Python's hash randomisation or partitioning."""
+    return (int(seed) * 1_000_003 + zlib.crc32("\x1f".join(map(str, key)).encode())) % (2 ** 32)
+
+
+def bootstrap_spearman(x, y, replicates: int, seed: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Percentile bootstrap CI of Spearman's rho, resampling hosts (rows) with replacement.
+
+    A resample is drawn as multinomial counts and its rho computed from count-weighted
+    mid-ranks (``midranks(x, counts)``): identical to ranking the expanded resample, without
+    materialising it. Replicates whose rho is undefined (a constant resample) are dropped.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = x.size
+    if n < 3 or replicates <= 0:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    p = np.full(n, 1.0 / n)
+    out = np.empty(replicates)
+    for b in range(replicates):
+        c = rng.multinomial(n, p).astype(float)
+        out[b] = weighted_pearson(midranks(x, c), midranks(y, c), c)
+    out = out[~np.isnan(out)]
+    if out.size == 0:
+        return float("nan"), float("nan")
+    lo, hi = np.quantile(out, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)
