@@ -1,0 +1,138 @@
+"""The demo's host-level web graph release, in Common Crawl's published layout and formats.
+
+Harmonic centrality and PageRank are computed on the demo's own host link graph (the links in
+its pages plus the graph-only hosts), exactly as defined by Common Crawl's webgraph tools:
+HC(v) = sum over u != v of 1 / d(u, v) on the directed graph (distance into v), PageRank with
+damping 0.85 and dangling mass spread uniformly. Scores are written the way Java prints floats.
+"""
+
+from __future__ import annotations
+
+import gzip
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from crawlplan.demo.web import GRAPH_ONLY_HOSTS, Web
+from crawlplan.hosts import rev_host
+
+RELEASE = "cc-main-2023-24-demo"
+DAMPING = 0.85
+
+
+@dataclass
+class Graph:
+    vertices: list[str]              # rev_host, sorted; index = vertex id
+    edges: np.ndarray                # (m, 2) int64 from_id, to_id, sorted, unique
+    hc: np.ndarray
+    pr: np.ndarray
+
+    def ranks(self) -> dict[str, tuple[float, float]]:
+        return {v: (float(self.hc[i]), float(self.pr[i])) for i, v in enumerate(self.vertices)}
+
+
+def java_float(x: float) -> str:
+    """``Float.toString`` of a float32: decimal in [1e-3, 1e7), else ``d.dddE±n`` (e.g. 3.4626736E7)."""
+    f = np.float32(x)
+    if f == 0:
+        return "0.0"
+    a = abs(float(f))
+    if 1e-3 <= a < 1e7:
+        s = np.format_float_positional(f, unique=True, trim="-")
+        return s if "." in s else s + ".0"
+    s = np.format_float_scientific(f, unique=True, trim="-", exp_digits=1)
+    mantissa, exp = s.split("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return f"{mantissa}E{int(exp)}"
+
+
+def harmonic_centrality(n: int, edges: np.ndarray) -> np.ndarray:
+    """HC(v) = sum_{u != v} 1/d(u, v), d along directed edges from u to v."""
+    if n == 0:
+        return np.zeros(0)
+    adj = csr_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(n, n)) if len(edges) else \
+        csr_matrix((n, n))
+    dist = shortest_path(adj, method="D", directed=True, unweighted=True)
+    with np.errstate(divide="ignore"):
+        inv = np.where(np.isfinite(dist) & (dist > 0), 1.0 / dist, 0.0)
+    return inv.sum(axis=0)
+
+
+def pagerank(n: int, edges: np.ndarray, damping: float = DAMPING, tol: float = 1e-13,
+             max_iter: int = 1000) -> np.ndarray:
+    """Power iteration; dangling vertices spread their mass uniformly. Sums to 1."""
+    if n == 0:
+        return np.zeros(0)
+    out_deg = np.bincount(edges[:, 0], minlength=n).astype(float) if len(edges) else np.zeros(n)
+    weights = 1.0 / out_deg[edges[:, 0]] if len(edges) else np.zeros(0)
+    m = csr_matrix((weights, (edges[:, 1], edges[:, 0])), shape=(n, n)) if len(edges) else csr_matrix((n, n))
+    dangling = out_deg == 0
+    pr = np.full(n, 1.0 / n)
+    for _ in range(max_iter):
+        new = damping * (m @ pr + pr[dangling].sum() / n) + (1.0 - damping) / n
+        if np.abs(new - pr).sum() < tol:
+            return new
+        pr = new
+    return pr
+
+
+def build_graph(web: Web, seed: int) -> Graph:
+    rng = random.Random(f"crawlplan-demo-graph:{seed}")
+    crawled = {rev_host(h.host): h for h in web.hosts}
+    in_graph = {r for r, h in crawled.items() if h.in_graph} | {rev_host(x) for x in GRAPH_ONLY_HOSTS}
+    vertices = sorted(in_graph)
+    ids = {v: i for i, v in enumerate(vertices)}
+    edge_set = {(ids[a], ids[b]) for a, b in web.host_edges() if a in ids and b in ids}
+    # Graph-only hosts were crawled in other months: they link out to popular crawled hosts.
+    popular = sorted((h for h in web.hosts if h.in_graph), key=lambda h: (-h.popularity, h.host))[:40]
+    for g in GRAPH_ONLY_HOSTS:
+        for t in rng.sample(popular, min(len(popular), rng.randint(2, 6))):
+            edge_set.add((ids[rev_host(g)], ids[rev_host(t.host)]))
+    edges = np.array(sorted(edge_set), dtype=np.int64).reshape(-1, 2)
+    n = len(vertices)
+    return Graph(vertices=vertices, edges=edges, hc=harmonic_centrality(n, edges), pr=pagerank(n, edges))
+
+
+def _write_gz_lines(path: Path, lines: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+        gz.write("".join(line + "\n" for line in lines).encode())
+
+
+def _parts(items: list[str], n_parts: int) -> list[list[str]]:
+    size = -(-len(items) // n_parts) if items else 0
+    return [items[i * size:(i + 1) * size] for i in range(n_parts)]
+
+
+def write_graph(graph: Graph, out_dir: Path, release: str = RELEASE) -> dict[str, str]:
+    """Ranks, vertices and edges (each in two gzip parts, listed by ``*.paths.gz``) under ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    n = len(graph.vertices)
+    # Ranks: positions by descending score, ties broken by host name (deterministic).
+    hc_order = sorted(range(n), key=lambda i: (-graph.hc[i], graph.vertices[i]))
+    pr_order = sorted(range(n), key=lambda i: (-graph.pr[i], graph.vertices[i]))
+    pr_pos = {i: k + 1 for k, i in enumerate(pr_order)}
+    lines = ["#harmonicc_pos\t#harmonicc_val\t#pr_pos\t#pr_val\t#host_rev"]
+    for k, i in enumerate(hc_order):
+        lines.append(f"{k + 1}\t{java_float(graph.hc[i])}\t{pr_pos[i]}\t{java_float(graph.pr[i])}\t{graph.vertices[i]}")
+    ranks = out_dir / f"{release}-host-ranks.txt.gz"
+    _write_gz_lines(ranks, lines)
+
+    vertex_lines = [f"{i}\t{v}" for i, v in enumerate(graph.vertices)]
+    edge_lines = [f"{a}\t{b}" for a, b in graph.edges.tolist()]
+    listings = {}
+    for kind, items in (("vertices", vertex_lines), ("edges", edge_lines)):
+        rels = []
+        for k, chunk in enumerate(_parts(items, 2)):
+            rel = f"{kind}/part-{k:05d}.txt.gz"
+            _write_gz_lines(out_dir / rel, chunk)
+            rels.append(rel)
+        listing = out_dir / f"{release}-host-{kind}.paths.gz"
+        _write_gz_lines(listing, rels)
+        listings[kind] = str(listing)
+    return {"ranks": str(ranks), **listings}
