@@ -1,0 +1,175 @@
+"""Spark transforms of the statistics against numpy/scipy on the same small tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from crawlplan import hosts
+from crawlplan.stats import correlate as C
+from crawlplan.stats import hoststats as H
+from crawlplan.stats import reference as R
+
+pytestmark = pytest.mark.spark
+
+TLDS = ["com", "org", "ac.uk", "edu", "gov.au", "de", "io", "net", "fr"]
+
+
+def make_scores(seed=0, n_hosts=40, classifiers=("dclm", "fineweb_edu", "nemotron_quality")) -> pd.DataFrame:
+    """Unbalanced hosts (1-15 docs) with a host effect, some nulls and a language mix."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for h in range(n_hosts):
+        name = f"www.site{h}.{TLDS[h % len(TLDS)]}" if h % 3 == 0 else f"site{h}.{TLDS[h % len(TLDS)]}"
+        effect = rng.normal(0, 0.15)
+        lang_main = "en" if h % 2 == 0 else "de"
+        for d in range(int(rng.integers(1, 16))):
+            row = {"record_id": f"r{h}-{d}", "url": f"https://{name}/p{d}", "host": name,
+                   "surt_host_name": hosts.surt_host(name), "rev_host": hosts.rev_host(name),
+                   "registered_domain": None, "tld": hosts.tld_of(name), "crawl": "CC-MAIN-2024-10",
+                   "language": lang_main if rng.random() < 0.8 else ("unknown" if rng.random() < 0.5 else "fr"),
+                   "text_length": 100}
+            for c in classifiers:
+                v = float(np.clip(0.5 + effect + rng.normal(0, 0.1), 0, 1))
+                row[c] = None if rng.random() < 0.05 else round(v, 3)  # rounding makes ties
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def scores_pdf():
+    return make_scores()
+
+
+@pytest.fixture(scope="module")
+def scores_df(spark, scores_pdf):
+    return spark.createDataFrame(scores_pdf)
+
+
+def long_pdf(pdf, classifiers=("dclm", "fineweb_edu", "nemotron_quality")):
+    m = pdf.melt(id_vars=["rev_host", "language"], value_vars=list(classifiers), var_name="classifier",
+                 value_name="score")
+    return m.dropna(subset=["score"])
+
+
+def test_host_scores_match_pandas(spark, scores_df, scores_pdf):
+    clf = H.present_classifiers(scores_df)
+    assert clf == ["dclm", "fineweb_edu", "nemotron_quality"]
+    long = H.long_scores(scores_df, clf)
+    got = H.host_scores(long, H.host_language(scores_df), min_docs=3, threshold=0.5).toPandas()
+    ref = long_pdf(scores_pdf).groupby(["rev_host", "classifier"])["score"].agg(
+        documents="size", median="median", mean="mean", std="std",
+        share_above=lambda s: float((s > 0.5).mean())).reset_index()
+    ref = ref[ref.documents >= 3]
+    merged = ref.merge(got, on=["rev_host", "classifier"], suffixes=("_ref", ""))
+    assert len(merged) == len(ref) == len(got)
+    for col in ("documents", "median", "mean", "share_above"):
+        assert np.allclose(merged[col], merged[f"{col}_ref"], atol=1e-12), col
+    # primary language is the mode of identified languages; english iff 'en'
+    row = got[got.rev_host == hosts.rev_host("site2.ac.uk")].iloc[0]
+    assert row.tld_category == hosts.tld_category("site2.ac.uk") == "academic"
+    assert row.language_stratum == "english"
+    assert set(got.language_stratum) <= {"english", "non-english", "unknown"}
+
+
+def test_tld_category_expression_equals_hosts_module(spark):
+    names = ["a.com", "x.ac.uk", "b.edu", "c.gov.au", "d.gouv.fr", "e.de", "f.io", "g.org", "h.net",
+             "i.mil", "j.co.jp", "k.xyz", "l.go.jp", "localhost"]
+    df = spark.createDataFrame([(hosts.rev_host(n),) for n in names], "rev_host string")
+    got = [r.c for r in df.select(H.tld_category_col(df.rev_host).alias("c")).collect()]
+    assert got == [hosts.tld_category(n) for n in names]
+
+
+def test_spark_icc_equals_reference_on_random_unbalanced_data(spark):
+    rng = np.random.default_rng(42)
+    sizes = rng.integers(1, 25, size=70)
+    rows = []
+    for h, n in enumerate(sizes):
+        eff = rng.normal(0, 2.0)
+        for _ in range(n):
+            rows.append((f"h{h}", "c", 1000.0 + eff + rng.normal(0, 3.0)))  # offset tests cancellation
+    long = spark.createDataFrame(rows, "rev_host string, classifier string, score double")
+    got = {r.min_docs: r for r in H.icc_table(long, [1, 3, 5, 10]).collect()}
+    pdf = pd.DataFrame(rows, columns=["rev_host", "classifier", "score"])
+    for t in (1, 3, 5, 10):
+        sub = pdf[pdf.groupby("rev_host")["score"].transform("size") >= t]
+        ref = R.icc1(sub.score.to_numpy(), sub.rev_host.to_numpy())
+        r = got[t]
+        assert (r.hosts, r.documents) == (ref.hosts, ref.documents)
+        for f in ("icc1", "var_between", "var_within", "n0", "mean_docs"):
+            assert getattr(r, f) == pytest.approx(getattr(ref, f), abs=1e-9), (t, f)
+        assert r.reliability == pytest.approx(R.spearman_brown(ref.icc1, ref.mean_docs), abs=1e-12)
+
+
+def test_correlation_table_equals_scipy(spark, scores_df):
+    long = H.long_scores(scores_df, ["dclm", "fineweb_edu"])
+    hs = H.host_scores(long, H.host_language(scores_df), min_docs=2)
+    rng = np.random.default_rng(9)
+    host_keys = [r.rev_host for r in hs.select("rev_host").distinct().collect()]
+    feats = spark.createDataFrame([(k, float(rng.normal()), float(rng.normal())) for k in host_keys],
+                                  "rev_host string, log_hc double, log_pr double")
+    table = C.stratified_host_table(hs, feats)
+    got = C.correlation_table(table, replicates=50, seed=3).toPandas()
+    tab = table.toPandas()
+    assert set(got.stratum_kind) == {"all", "language", "tld_category"}
+    for _, r in got.iterrows():
+        g = tab[(tab.metric == r.metric) & (tab.classifier == r.classifier) & (tab.stratum_kind == r.stratum_kind)
+                & (tab.stratum == r.stratum)]
+        assert r.hosts == len(g)
+        if len(g) < 3:
+            continue
+        rho = sps.spearmanr(g.x, g.y).statistic
+        tau = sps.kendalltau(g.x, g.y).statistic
+        assert r.spearman == pytest.approx(rho, abs=1e-12, nan_ok=True)
+        assert r.kendall == pytest.approx(tau, abs=1e-12, nan_ok=True)
+        assert r.weighted_spearman == pytest.approx(R.weighted_spearman(g.x, g.y, g.documents), abs=1e-12,
+                                                    nan_ok=True)
+        if not np.isnan(rho):
+            assert r.ci_low <= r.ci_high
+    overall = got[(got.stratum_kind == "all")]
+    assert set(overall.metric) == {"log_hc", "log_pr"} and set(overall.classifier) == {"dclm", "fineweb_edu"}
+    # reproducible: the same seed gives the same intervals
+    again = C.correlation_table(table, replicates=50, seed=3).toPandas()
+    key = ["metric", "classifier", "stratum_kind", "stratum"]
+    a, b = got.sort_values(key).reset_index(drop=True), again.sort_values(key).reset_index(drop=True)
+    assert np.allclose(a.ci_low, b.ci_low, equal_nan=True)
+
+
+def test_score_distributions_and_classifier_pairs(spark, scores_df, scores_pdf):
+    clf = ["dclm", "fineweb_edu", "nemotron_quality"]
+    long = H.long_scores(scores_df, clf)
+    dist = {(r.stratum, r.classifier): r for r in C.score_distributions(long, H.host_language(scores_df)).collect()}
+    s = scores_pdf["dclm"].dropna().to_numpy()
+    r = dist[("all", "dclm")]
+    assert r.documents == s.size
+    assert (r.p10, r.median, r.p90) == pytest.approx(tuple(np.quantile(s, [0.1, 0.5, 0.9])), abs=1e-12)
+    assert r.mean == pytest.approx(s.mean())
+    assert {k[0] for k in dist} <= {"all", "english", "non-english"}
+    pairs = {(r.classifier_a, r.classifier_b): r for r in C.classifier_correlations(scores_df, clf).collect()}
+    core = scores_pdf[clf].dropna()
+    ref = sps.spearmanr(core.to_numpy()).statistic
+    assert pairs[("dclm", "dclm")].spearman == pytest.approx(1.0)
+    assert pairs[("dclm", "fineweb_edu")].spearman == pytest.approx(ref[0, 1], abs=1e-9)
+    assert pairs[("fineweb_edu", "nemotron_quality")].spearman == pytest.approx(ref[1, 2], abs=1e-9)
+    assert pairs[("dclm", "fineweb_edu")].documents == len(core)
+
+
+def test_rank_stability_equals_scipy(spark):
+    rng = np.random.default_rng(2)
+    hc = rng.lognormal(10, 2, 60)
+    a = [(f"h{i}", float(hc[i]), float(hc[i] * 1e-9)) for i in range(50)]
+    b = [(f"h{i}", float(hc[i] * rng.lognormal(0, 0.5)), float(hc[i] * 1e-9 * rng.lognormal(0, 1)))
+         for i in range(10, 60)]
+    schema = "rev_host string, harmonicc_val double, pr_val double"
+    got = {r.measure: r for r in C.rank_stability(spark.createDataFrame(a, schema), spark.createDataFrame(b, schema),
+                                                  "r1", "r2").collect()}
+    common = [i for i in range(10, 50)]
+    bmap = {x[0]: x for x in b}
+    ref_hc = sps.spearmanr([a[i][1] for i in common], [bmap[f"h{i}"][1] for i in common]).statistic
+    ref_pr = sps.spearmanr([a[i][2] for i in common], [bmap[f"h{i}"][2] for i in common]).statistic
+    hc_row = got["harmonic_centrality"]
+    assert (hc_row.common_hosts, hc_row.only_a, hc_row.only_b) == (40, 10, 10)
+    assert hc_row.spearman == pytest.approx(ref_hc, abs=1e-9)
+    assert got["pagerank"].spearman == pytest.approx(ref_pr, abs=1e-9)
