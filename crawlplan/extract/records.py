@@ -1,0 +1,155 @@
+"""One WARC file -> document rows, reject rows and one file row. Spark-free, so it is unit-tested
+directly and called unchanged from the Spark job (one task per file).
+
+Accounting invariant: every response record read yields exactly one document or one reject.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from crawlplan import hosts
+from crawlplan.extract.decode import decode_html
+from crawlplan.extract.language import detect_language
+from crawlplan.extract.text import ExtractionTimeout, extract_text, trafilatura_options
+from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+
+@dataclass
+class ExtractSettings:
+    reader: str = "warcio"
+    extractor: str = "trafilatura"
+    language_id: str = "cld2"
+    max_payload_bytes: int = 10_000_000
+    timeout_s: float = 30.0
+    min_text_chars: int = 1
+    trafilatura: dict = field(default_factory=lambda: {"favor_precision": True, "include_comments": False})
+
+    @classmethod
+    def from_params(cls, params: dict) -> ExtractSettings:
+        known = {k: params[k] for k in ("reader", "extractor", "language_id", "max_payload_bytes", "timeout_s",
+                                        "min_text_chars") if k in params}
+        settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")))
+        if settings.reader not in ("warcio", "fastwarc"):
+            raise ValueError(f"unknown extract.reader '{settings.reader}'; choose warcio or fastwarc")
+        return settings
+
+    def extractor_options(self) -> dict:
+        return self.trafilatura if self.extractor == "trafilatura" else {}
+
+
+def _is_html_candidate(rec: RawRecord) -> bool:
+    return rec.record_type == "response" and rec.http_status == 200 and (
+        rec.content_type in HTML_TYPES or rec.content_type is None)
+
+
+def _looks_binary(body: bytes) -> bool:
+    head = body[:2048]
+    return head.count(b"\x00") > 8
+
+
+def _looks_html(body: bytes) -> bool:
+    head = body[:1024].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<?xml", b"<head", b"<!--"))
+
+
+def _parse_date(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).replace(tzinfo=None)
+    except ValueError:
+        return None
+
+
+def _reject(rec: RawRecord, stage: str, reason: str, detail: str | None = None) -> dict:
+    return {"kind": "reject", "warc_file": rec.warc_file, "offset": rec.offset, "record_id": rec.record_id,
+            "url": rec.url, "stage": stage, "reason": reason, "detail": (detail or "")[:500] or None}
+
+
+def record_to_row(rec: RawRecord, settings: ExtractSettings) -> dict:
+    """A response record -> a document row or a reject row (never raises)."""
+    if not rec.http_headers and rec.http_status is None:
+        return _reject(rec, "filter", "not_http", rec.url)
+    if rec.http_status != 200:
+        return _reject(rec, "filter", "status", str(rec.http_status))
+    if rec.content_type is not None and rec.content_type not in HTML_TYPES:
+        return _reject(rec, "filter", "non_html", rec.content_type)
+    if rec.payload_error == "oversize":
+        return _reject(rec, "read", "oversize", f"{rec.payload_length} bytes > {settings.max_payload_bytes}")
+    if rec.payload_error:
+        return _reject(rec, "decode", "decode_error", rec.payload_error)
+    body = rec.payload or b""
+    if not body.strip():
+        return _reject(rec, "filter", "empty_payload")
+    if _looks_binary(body):
+        return _reject(rec, "decode", "binary_payload", rec.content_type)
+    if rec.content_type is None and not _looks_html(body):
+        return _reject(rec, "filter", "non_html", "no Content-Type and the body is not HTML")
+    host = hosts.host_of(rec.url or "")
+    if not host:
+        return _reject(rec, "filter", "bad_url", rec.url)
+    html, charset = decode_html(body, rec.declared_charset)
+    try:
+        text = extract_text(html, settings.extractor, settings.extractor_options(), settings.timeout_s)
+    except ExtractionTimeout as exc:
+        return _reject(rec, "extract", "extraction_timeout", str(exc))
+    except RecursionError:
+        return _reject(rec, "extract", "extraction_error", "document too deeply nested")
+    except Exception as exc:  # a parser bug on one page must not fail the file
+        return _reject(rec, "extract", "extraction_error", f"{type(exc).__name__}: {exc}")
+    text = text.strip()
+    if len(text) < max(1, settings.min_text_chars):
+        return _reject(rec, "extract", "empty_text", f"{len(text)} characters")
+    language, confidence = detect_language(text, settings.language_id)
+    return {
+        "kind": "doc", "record_id": rec.record_id or f"<{rec.warc_file}:{rec.offset}>", "url": rec.url,
+        "host": host, "surt_host_name": hosts.surt_host(host), "rev_host": hosts.rev_host(host),
+        "registered_domain": hosts.registered_domain(host), "tld": hosts.tld_of(host),
+        "crawl": crawl_of(rec.warc_file), "warc_file": rec.warc_file, "offset": rec.offset,
+        "fetch_time": _parse_date(rec.date), "status": rec.http_status, "content_type": rec.content_type,
+        "charset": charset, "language": language, "language_confidence": confidence, "text": text,
+        "text_length": len(text), "extractor": settings.extractor,
+    }
+
+
+def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
+    """Yield ``kind='doc'|'reject'`` rows for every response record, then one ``kind='file'`` row."""
+    outcome = FileOutcome(warc_file=path)
+    responses = documents = rejected = 0
+    seen_ids: set[str] = set()
+    try:
+        for rec in iter_records(path, outcome, max_payload_bytes=settings.max_payload_bytes,
+                                read_payload=_is_html_candidate, reader=settings.reader):
+            if rec.record_type != "response":
+                continue
+            responses += 1
+            if rec.record_id and rec.record_id in seen_ids:
+                row = _reject(rec, "filter", "duplicate_record_id", rec.record_id)
+            else:
+                if rec.record_id:
+                    seen_ids.add(rec.record_id)
+                row = record_to_row(rec, settings)
+            if row["kind"] == "doc":
+                documents += 1
+            else:
+                rejected += 1
+            yield row
+    except Exception as exc:  # defensive: the reader already turns faults into values
+        outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
+    if outcome.status in ("missing", "corrupt") and outcome.records == 0:
+        rejected += 1
+        yield {"kind": "reject", "warc_file": path, "offset": None, "record_id": None, "url": None,
+               "stage": "read", "reason": "missing_file" if outcome.status == "missing" else "read_error",
+               "detail": outcome.error}
+    yield {
+        "kind": "file", "warc_file": path, "file_status": outcome.status, "error": outcome.error,
+        "records": outcome.records, "records_by_type_json": json.dumps(dict(outcome.records_by_type)),
+        "responses": responses, "documents": documents, "rejected": rejected, "bytes": outcome.bytes,
+        "seconds": round(outcome.seconds, 4),
+    }

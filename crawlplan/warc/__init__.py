@@ -1,0 +1,1 @@
+"""WARC input: path listings, tolerant record reading, body decoding."""

@@ -1,0 +1,255 @@
+"""Read WARC (and legacy ARC) files record by record without ever raising mid-file.
+
+Real crawls are messy: gzip members corrupt in the middle, files cut short, brotli bodies that
+warcio 1.8.1 cannot decode, chunked bodies, wrong charset declarations. A reader that raises
+loses every record after the fault, so this one turns each fault into a value: records carry
+``payload_error``; file-level faults end in a :class:`FileOutcome` with status
+``ok | truncated | corrupt | missing``. After a corrupt gzip member it scans forward to the
+next member and carries on.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from crawlplan.warc.payload import decode_body
+from crawlplan.warc.sources import open_source
+
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+_CRAWL_RE = re.compile(r"(CC-MAIN-\d{4}-\d{2})")
+
+
+def crawl_of(path: str) -> str | None:
+    match = _CRAWL_RE.search(path)
+    return match.group(1) if match else None
+
+
+@dataclass
+class RawRecord:
+    warc_file: str
+    offset: int
+    record_type: str
+    record_id: str | None
+    url: str | None
+    date: str | None
+    http_status: int | None = None
+    http_headers: dict[str, str] = field(default_factory=dict)
+    payload: bytes | None = None
+    payload_error: str | None = None
+    payload_length: int | None = None
+
+    @property
+    def content_type(self) -> str | None:
+        value = self.http_headers.get("content-type")
+        if not value:
+            return None
+        return value.split(";", 1)[0].strip().lower() or None
+
+    @property
+    def declared_charset(self) -> str | None:
+        value = self.http_headers.get("content-type", "")
+        match = re.search(r"charset\s*=\s*[\"']?([\w.:-]+)", value, flags=re.IGNORECASE)
+        return match.group(1).lower() if match else None
+
+
+@dataclass
+class FileOutcome:
+    warc_file: str
+    status: str = "ok"
+    error: str | None = None
+    records: int = 0
+    records_by_type: Counter = field(default_factory=Counter)
+    bytes: int = 0
+    seconds: float = 0.0
+
+
+PayloadFilter = Callable[[RawRecord], bool]
+
+
+def _headers_dict(status_and_headers) -> dict[str, str]:
+    if status_and_headers is None:
+        return {}
+    out: dict[str, str] = {}
+    for key, value in status_and_headers.headers:
+        out.setdefault(key.lower(), value)
+    return out
+
+
+def _http_status(status_and_headers) -> int | None:
+    if status_and_headers is None:
+        return None
+    try:
+        code = status_and_headers.get_statuscode()
+        return int(code) if code else None
+    except (ValueError, TypeError):
+        return None
+
+
+def _next_member(data: bytes, start: int) -> int:
+    return data.find(_GZIP_MAGIC, start)
+
+
+def _member_complete(raw: bytes) -> bool:
+    """True when ``raw`` starts with a whole gzip member (trailer included)."""
+    decomp = zlib.decompressobj(31)
+    try:
+        decomp.decompress(raw)
+    except zlib.error:
+        return False
+    return decomp.eof
+
+
+def iter_records(
+    path: str,
+    outcome: FileOutcome,
+    *,
+    max_payload_bytes: int = 10_000_000,
+    read_payload: PayloadFilter | None = None,
+    reader: str = "warcio",
+) -> Iterator[RawRecord]:
+    """Yield every record of ``path``; fill ``outcome`` with the file's accounting as it goes.
+
+    ``read_payload(record)`` decides, from the headers alone, whether the body is read and
+    decoded (default: response records). Bodies over ``max_payload_bytes`` are not read and get
+    ``payload_error='oversize'``.
+    """
+    started = time.time()
+    try:
+        source = open_source(path)
+    except FileNotFoundError as exc:
+        outcome.status, outcome.error = "missing", str(exc)
+        return
+    except OSError as exc:
+        outcome.status, outcome.error = "corrupt", f"cannot open: {exc}"
+        return
+    if source.seekable():
+        source.seek(0, 2)
+        size = source.tell()
+        source.seek(0)
+        if size == 0:
+            outcome.status, outcome.error = "corrupt", "zero-byte file"
+            source.close()
+            return
+    try:
+        if reader == "fastwarc" and not path.endswith((".arc", ".arc.gz")):
+            from crawlplan.warc.fast import iter_fastwarc
+
+            yield from iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes,
+                                     read_payload=read_payload)
+        else:
+            yield from _iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
+                                    read_payload=read_payload)
+    finally:
+        source.close()
+        outcome.seconds = time.time() - started
+
+
+def _iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0) -> Iterator[RawRecord]:
+    from warcio.archiveiterator import ArchiveIterator
+
+    wants = read_payload or (lambda rec: rec.record_type == "response")
+    seekable = source.seekable()
+    base = start
+    last_offset: int | None = None
+    while True:
+        if seekable:
+            source.seek(base)
+        iterator = ArchiveIterator(source, arc2warc=True, no_record_parse=False)
+        failed: Exception | None = None
+        try:
+            for record in iterator:
+                # iterator.offset is the record's start; get_record_offset() would read it to the end
+                offset = iterator.offset
+                last_offset = offset
+                rec = RawRecord(
+                    warc_file=path,
+                    offset=offset,
+                    record_type=record.rec_type or "unknown",
+                    record_id=record.rec_headers.get_header("WARC-Record-ID"),
+                    url=record.rec_headers.get_header("WARC-Target-URI"),
+                    date=record.rec_headers.get_header("WARC-Date"),
+                    http_status=_http_status(record.http_headers),
+                    http_headers=_headers_dict(record.http_headers),
+                )
+                outcome.records += 1
+                outcome.records_by_type[rec.record_type] += 1
+                if wants(rec):
+                    _read_body(record, rec, max_payload_bytes)
+                yield rec
+        except Exception as exc:  # corrupt member, bad headers: record it, then try to resync
+            failed = exc
+        outcome.bytes = max(outcome.bytes, source.tell())
+        if failed is None and seekable and path.endswith(".gz") and last_offset is not None:
+            # warcio ends quietly at a damaged member: tell a cut-off file from a damaged middle
+            source.seek(last_offset)
+            if not _member_complete(source.read(1 << 24)):
+                next_start = _find_member(source, last_offset + 1)
+                if next_start is None:
+                    if outcome.status == "ok":
+                        outcome.status = "truncated"
+                        outcome.error = f"gzip member at offset {last_offset} is incomplete"
+                    break
+                outcome.status = "corrupt"
+                outcome.error = f"damaged gzip member at offset {last_offset}; resumed at {next_start}"
+                base, last_offset = next_start, None
+                continue
+        if failed is None:
+            break
+        outcome.status = "corrupt"
+        outcome.error = f"{type(failed).__name__}: {failed}"[:500]
+        if not seekable:
+            return
+        resume_from = last_offset + 1 if last_offset is not None else base + 1
+        next_start = _find_member(source, resume_from)
+        if next_start is None:
+            return
+        base, last_offset = next_start, None
+
+
+def _find_member(source, start: int) -> int | None:
+    """Scan forward from ``start`` for the next gzip member that decompresses to a WARC header."""
+    source.seek(start)
+    pos = start
+    while True:
+        block = source.read(1 << 20)
+        if not block:
+            return None
+        idx = _next_member(block, 0)
+        while idx != -1:
+            candidate = pos + idx
+            source.seek(candidate)
+            head = source.read(4096)
+            try:
+                text = zlib.decompressobj(31).decompress(head)[:8]
+            except zlib.error:
+                text = b""
+            if text.startswith((b"WARC/", b"filedesc", b"http", b"dns:")):
+                return candidate
+            idx = _next_member(block, idx + 1)
+        if len(block) < (1 << 20):
+            return None
+        pos += len(block) - 2
+        source.seek(pos)
+
+
+def _read_body(record, rec: RawRecord, max_payload_bytes: int) -> None:
+    """Read the HTTP body raw (warcio's own decoder raises on brotli) and decode it ourselves."""
+    declared = rec.http_headers.get("content-length")
+    try:
+        if declared is not None and int(declared) > max_payload_bytes:
+            rec.payload_error, rec.payload_length = "oversize", int(declared)
+            return
+    except ValueError:
+        pass
+    raw = record.raw_stream.read(max_payload_bytes + 1)
+    rec.payload_length = len(raw)
+    if len(raw) > max_payload_bytes:
+        rec.payload_error = "oversize"
+        return
+    body, error = decode_body(raw, rec.http_headers, max_payload_bytes)
+    rec.payload, rec.payload_error = body, error

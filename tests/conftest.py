@@ -1,0 +1,33 @@
+"""Shared fixtures: one local SparkSession per test session, and the shared real data."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("CRAWLPLAN_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real third-party test data not found at {SHARED_DATA} (../shared/data); "
+                    f"set CRAWLPLAN_SHARED_DATA to its location")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from crawlplan.conf import load_conf
+    from crawlplan.spark import build_session
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    conf = load_conf("local", overrides=["spark.master=local[2]", "spark.shuffle_partitions=2",
+                                         "spark.driver_memory=2g"])
+    session = build_session(conf, app_name="crawlplan-tests")
+    yield session
+    session.stop()
