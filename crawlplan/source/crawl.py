@@ -1,0 +1,140 @@
+"""Samplers and the crawl simulator on a mirror (the site's WARC records are the whole web).
+
+Both samplers and all crawlers share one rule: a link whose page the mirror lacks is
+unavailable, costs nothing and yields nothing. Redirects resolve inside the mirror; a page
+reached twice (two URLs, one redirect target) is crawled once.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections import Counter, deque
+from dataclasses import dataclass
+
+from crawlplan.source import navigation as nav
+from crawlplan.source.features import links_by_apath
+from crawlplan.source.mirror import Mirror
+
+MODES = ("bfs", "ucc", "target")
+FRONTIER_CAP = 3000
+
+
+def sample_apath(mirror: Mirror, n: int, *, seed: int = 0, start: str | None = None) -> list[str]:
+    """SOUrCe's sampler: BFS that enqueues one random unseen link per (page, Apath).
+
+    All links stay on the pages (U(p, x) is what the navigation table learns from); only the
+    fetch queue is thinned, so one pagination row or one list of 50 threads costs one fetch.
+    """
+    rng = random.Random(seed)
+    start = start or mirror.entry
+    queue, seen, out, done = deque([start]), {start}, [], set()
+    while queue and len(out) < n:
+        url = mirror.resolve(queue.popleft())
+        if url is None or url in done:
+            continue
+        done.add(url)
+        out.append(url)
+        for _, targets in links_by_apath(mirror.pages[url].links).items():
+            fresh = [t for t in targets if t not in seen]
+            if fresh:
+                pick = rng.choice(fresh)
+                seen.add(pick)
+                queue.append(pick)
+    return out
+
+
+def sample_bfs(mirror: Mirror, n: int, *, start: str | None = None) -> list[str]:
+    start = start or mirror.entry
+    queue, seen, out, done = deque([start]), {start}, [], set()
+    while queue and len(out) < n:
+        url = mirror.resolve(queue.popleft())
+        if url is None or url in done:
+            continue
+        done.add(url)
+        out.append(url)
+        for _, target in mirror.pages[url].links:
+            if target not in seen:
+                seen.add(target)
+                queue.append(target)
+    return out
+
+
+@dataclass
+class Step:
+    step: int
+    url: str
+    cluster: int
+    score: float
+
+
+class CrawlSimulator:
+    """BFS, SOUrCe UCC and SOUrCe target crawls on one mirror with one learned sitemap.
+
+    Every mirror page is classified once up front (the kNN answer for a page never changes),
+    which is what a crawler would compute page by page.
+    """
+
+    def __init__(self, mirror: Mirror, learner, *, frontier_cap: int = FRONTIER_CAP):
+        self.mirror = mirror
+        self.learner = learner
+        self.frontier_cap = frontier_cap
+        urls = list(mirror.pages)
+        labels = learner.predict([mirror.pages[u] for u in urls]) if urls else []
+        self.cluster_of = {u: int(c) for u, c in zip(urls, labels)}
+        self.rows = {k: nav.row_probabilities(v) for k, v in getattr(learner, "navigation_", {}).items()}
+
+    def target_cluster(self, example: str) -> int:
+        url = self.mirror.resolve(example)
+        if url is None:
+            raise ValueError(f"example page {example} is not in the mirror of {self.mirror.site}")
+        return self.cluster_of[url]
+
+    def run(self, mode: str, budget: int, *, example: str | None = None, scoring: str = "full",
+            start: str | None = None) -> list[Step]:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        values_fixed: dict[int, float] | None = None
+        if mode == "target":
+            if not example:
+                raise ValueError("a target crawl needs an example page URL")
+            t = self.target_cluster(example)
+            A = nav.adjacency(self.learner.navigation_, self.learner.clusters_)
+            hubs, auths = nav.hits(A, self.learner.clusters_, target=t)
+            values_fixed = nav.info(hubs, auths, self.learner.alpha_target)
+        elif mode == "ucc":
+            info_c = nav.info(self.learner.hubs_, self.learner.authorities_, self.learner.alpha_ucc)
+        start = start or self.mirror.entry
+        counts: Counter = Counter()
+        heap: list[tuple[float, int, str]] = [(0.0, 0, start)]
+        seen, crawled, steps, seq = {start}, set(), [], 1
+        while heap and len(steps) < budget:
+            neg, _, url = heapq.heappop(heap)
+            page_url = self.mirror.resolve(url)
+            if page_url is None or page_url in crawled:
+                continue
+            crawled.add(page_url)
+            ci = self.cluster_of[page_url]
+            steps.append(Step(len(steps), page_url, ci, -neg))
+            if ci != -1:
+                counts[ci] += 1
+            if mode == "bfs":
+                values = None
+            elif mode == "ucc":
+                values = nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring)
+            else:
+                values = values_fixed
+            for apath, target in self.mirror.pages[page_url].links:
+                if target in seen:
+                    continue
+                seen.add(target)
+                score = 0.0
+                if values is not None:
+                    probs = self.rows.get((ci, apath))
+                    score = nav.score_row(probs, values) if probs else 0.0
+                heapq.heappush(heap, (-score, seq, target))
+                seq += 1
+            if len(heap) > self.frontier_cap:
+                heap = heapq.nsmallest(self.frontier_cap, heap)
+                heapq.heapify(heap)
+        return steps

@@ -1,0 +1,185 @@
+"""One site end to end: sample, learn, classify, evaluate, plan. Spark-free, so the CLI, the
+``sitemaps`` node (inside ``applyInPandas``) and the benchmarks share exactly one code path."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crawlplan.source import navigation as nav
+from crawlplan.source.baselines import MDLClustering, TPMCrawler, link_schema
+from crawlplan.source.crawl import CrawlSimulator, sample_apath, sample_bfs
+from crawlplan.source.evaluate import (PageTyper, clustering_scores, cv_precision, target_scores,
+                                       ucc_scores)
+from crawlplan.source.learner import SitemapLearner
+from crawlplan.source.mirror import Mirror
+
+ABLATIONS = ("no_dsim", "no_balance", "info_only", "dsim_balance")
+
+
+@dataclass
+class SiteSpec:
+    """Ground truth for one site: page types as URL regexes, which types are user-created
+    content (valid for UCC crawls), and the target type with an optional example page."""
+
+    site: str
+    page_types: dict = field(default_factory=dict)
+    ucc_types: list = field(default_factory=list)
+    target_type: str | None = None
+    example: str | None = None
+
+    @property
+    def typer(self) -> PageTyper:
+        return PageTyper(self.page_types)
+
+
+def site_specs(section: dict, ground_truth: str | None = None) -> dict[str, SiteSpec]:
+    """Specs from conf (``source.site_types`` then ``extra_site_types``) and, for the demo, from
+    its ground truth folder (page_types.yaml; UCC types are those pages.parquet marks ucc)."""
+    specs: dict[str, SiteSpec] = {}
+    for key in ("site_types", "extra_site_types"):
+        for site, spec in (section.get(key) or {}).items():
+            specs[site] = SiteSpec(site, dict(spec.get("page_types") or {}), list(spec.get("ucc_types") or []),
+                                   spec.get("target_type"), spec.get("example"))
+    if ground_truth:
+        specs.update(_demo_specs(Path(ground_truth)))
+    return specs
+
+
+def _demo_specs(root: Path) -> dict[str, SiteSpec]:
+    import yaml
+
+    types_file = root / "page_types.yaml"
+    if not types_file.is_file():
+        return {}
+    patterns = yaml.safe_load(types_file.read_text()) or {}
+    ucc: dict[str, set] = {}
+    pages = root / "pages.parquet"
+    if pages.is_file():
+        import pandas as pd
+
+        df = pd.read_parquet(pages, columns=["host", "page_type", "ucc"])
+        for host, ptype in df.loc[df["ucc"].fillna(False).astype(bool), ["host", "page_type"]].itertuples(index=False):
+            ucc.setdefault(host, set()).add(ptype)
+    out = {}
+    for host, pats in patterns.items():
+        valid = sorted(ucc.get(host, set()))
+        out[host] = SiteSpec(host, dict(pats), valid, valid[0] if valid else None)
+    return out
+
+
+_LEARNER_KEYS = ("method", "min_pts", "num_bins", "alpha_ucc", "alpha_target", "max_outlier_share",
+                 "min_clusters", "w_table")
+
+
+def make_learner(params: dict) -> SitemapLearner:
+    kw = {k: params[k] for k in _LEARNER_KEYS if k in params and params[k] not in (None, "")}
+    for k in ("xpath_classes", "clusterer"):
+        if params.get(k):
+            kw[k] = params[k]
+    return SitemapLearner(**kw)
+
+
+def train_site(mirror: Mirror, params: dict) -> tuple[SitemapLearner, list[str]]:
+    """Sample the mirror (Apath-aware by default) and learn the sitemap from the sample."""
+    n = int(params.get("train_size", 1000))
+    if params.get("sampler", "apath") == "bfs":
+        sample = sample_bfs(mirror, n)
+    else:
+        sample = sample_apath(mirror, n, seed=int(params.get("seed", 0)))
+    learner = make_learner(params)
+    learner.fit([mirror.pages[u] for u in sample], urls=sample, resolve=mirror.resolve)
+    return learner, sample
+
+
+def _types_of(urls, typer) -> list:
+    return [typer(u) for u in urls]
+
+
+def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], spec: SiteSpec,
+                  params: dict) -> list[dict]:
+    """Long-format metric rows: (task, method, metric, value) plus context columns."""
+    rows: list[dict] = []
+    typer = spec.typer
+    if not typer:
+        return rows
+
+    def add(task, method, scores: dict):
+        for metric, value in scores.items():
+            if isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value)):
+                rows.append({"task": task, "method": method, "metric": metric, "value": float(value)})
+
+    min_pts = learner.min_pts
+    sample_types = _types_of(sample, typer)
+    add("clustering", "source", clustering_scores(sample_types, learner.labels_.tolist(), min_pts))
+    schemas = [link_schema(mirror.pages[u].links) for u in sample]
+    add("clustering", "mdl", clustering_scores(sample_types, MDLClustering().fit(schemas).labels_, min_pts))
+    if params.get("cv", True):
+        bags = [mirror.pages[u].xpaths for u in sample]
+        add("classification", "source", cv_precision(lambda: make_learner(params), bags, sample_types,
+                                                     min_pts=min_pts))
+    all_types = {u: typer(u) for u in mirror.pages}
+    sim = CrawlSimulator(mirror, learner, frontier_cap=int(params.get("frontier_cap", 3000)))
+    valid = set(spec.ucc_types)
+    if valid:
+        share = float(params.get("ucc_budget_share", 0.25))
+        budget = max(1, int(round(share * len(mirror))))
+        available = sum(1 for t in all_types.values() if t in valid)
+        for method, mode, scoring in [("bfs", "bfs", "full"), ("source", "ucc", "full")] + [
+                (f"source_{a}", "ucc", a) for a in ABLATIONS]:
+            steps = sim.run(mode, budget, scoring=scoring)
+            add("ucc", method, ucc_scores([all_types[s.url] for s in steps], valid, available))
+    target = spec.target_type
+    if target:
+        targets = [u for u, t in all_types.items() if t == target]
+        example = spec.example if spec.example and mirror.resolve(spec.example) else (
+            next((u for u in sample if all_types[u] == target), targets[0] if targets else None))
+        if example:
+            budget = len(targets)
+            for method, mode in (("bfs", "bfs"), ("source", "target")):
+                steps = sim.run(mode, budget, example=example)
+                add("target", method, target_scores([all_types[s.url] for s in steps], target, len(targets)))
+            tpm = TPMCrawler(mirror, lambda u: all_types.get(u) == target,
+                             sample_size=int(params.get("train_size", 1000)))
+            add("target", "tpm", target_scores([all_types[u] for u in tpm.run(budget)], target, len(targets)))
+    return rows
+
+
+def host_plan(learner: SitemapLearner, *, cluster_wanted: dict[int, float] | None = None,
+              top: int = 50) -> list[dict]:
+    """Ranked (cluster, Apath) patterns with the expected share of wanted pages behind them.
+
+    Wanted share per destination cluster: measured UCC share when page types are known,
+    otherwise the cluster's normalised UCC value Info x Dsim (structure only, no labels).
+    """
+    if not hasattr(learner, "navigation_"):
+        return []
+    basis = "labels" if cluster_wanted is not None else "structure"
+    if cluster_wanted is None:
+        info_c = nav.info(learner.hubs_, learner.authorities_, learner.alpha_ucc)
+        value = {c: info_c.get(c, 0.0) * learner.dsim_.get(c, 0.0) for c in learner.clusters_}
+        peak = max(value.values(), default=0.0)
+        cluster_wanted = {c: (v / peak if peak > 0 else 0.0) for c, v in value.items()}
+    plan = []
+    for (ci, apath), row in learner.navigation_.items():
+        probs = nav.row_probabilities(row)
+        share = nav.score_row(probs, cluster_wanted)
+        plan.append({"cluster": int(ci), "apath": apath, "expected_share": share,
+                     "links_seen": float(sum(row.values())), "wanted_basis": basis})
+    plan.sort(key=lambda r: (-r["expected_share"] * math.log2(1 + r["links_seen"]), r["cluster"], r["apath"]))
+    for rank, r in enumerate(plan[:top], 1):
+        r["rank"] = rank
+    return plan[:top]
+
+
+def cluster_ucc_share(urls: list[str], labels, spec: SiteSpec) -> dict[int, float] | None:
+    if not spec.page_types or not spec.ucc_types:
+        return None
+    typer, valid = spec.typer, set(spec.ucc_types)
+    total, good = Counter(), Counter()
+    for u, c in zip(urls, labels):
+        total[int(c)] += 1
+        good[int(c)] += typer(u) in valid
+    return {c: good[c] / total[c] for c in total}

@@ -1,0 +1,142 @@
+"""A site's WARC records as a closed web: the mirror that samplers and crawl simulations walk.
+
+SOUrCe is evaluated on BFS-mirrored corpora: a crawler may only fetch pages the mirror holds;
+links leaving it are unavailable. Records arrive in capture order, which for the real-site
+mirrors is BFS order from the entry page, so the first HTML page of a site is its entry.
+Redirect responses are kept as aliases of their target (a login redirect lands on the login
+page, as it would for a live crawler).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+from crawlplan.hosts import host_of, registered_domain
+from crawlplan.source.features import PageFeatures, extract, normalise_url
+
+_SAFE_SITE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,252}$")
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+
+def site_key(url: str, mode: str = "host") -> str:
+    """The site a URL belongs to: its host (default) or its registered domain."""
+    host = host_of(url)
+    if mode == "registered_domain":
+        return registered_domain(host) or host
+    if mode != "host":
+        raise ValueError(f"site mode must be host or registered_domain, got {mode!r}")
+    return host
+
+
+def safe_site(site: str) -> bool:
+    """Site names become Parquet partition folders: only plain host characters may pass, so a
+    crafted host (``..``, ``/``, ``=``) can never address a path outside the output root."""
+    return bool(_SAFE_SITE.match(site)) and ".." not in site
+
+
+@dataclass
+class SitePage:
+    url: str
+    order: int
+    status: int | None
+    html: bytes | None = None
+    location: str | None = None  # redirect target, absolute
+
+
+@dataclass
+class Mirror:
+    """One site's pages with features; ``resolve`` follows redirects inside the mirror."""
+
+    site: str
+    pages: dict[str, PageFeatures] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)
+    rejects: Counter = field(default_factory=Counter)
+
+    @property
+    def entry(self) -> str:
+        if not self.order:
+            raise ValueError(f"site {self.site} has no HTML pages")
+        return self.order[0]
+
+    def resolve(self, url: str) -> str | None:
+        seen = 0
+        while url in self.aliases and seen < 10:
+            url, seen = self.aliases[url], seen + 1
+        return url if url in self.pages else None
+
+    def __len__(self) -> int:
+        return len(self.pages)
+
+
+def build_mirror(site: str, pages: list[SitePage], *, xpath_classes: str = "none",
+                 site_mode: str = "host") -> Mirror:
+    """Features for every page; duplicates keep the first capture, errors become rejects."""
+    mirror = Mirror(site=site)
+    site_of = (lambda u: site_key(u, site_mode))
+    for page in sorted(pages, key=lambda p: p.order):
+        url = normalise_url(page.url)
+        if url in mirror.pages or url in mirror.aliases:
+            mirror.rejects["duplicate"] += 1
+            continue
+        if page.location and page.status is not None and 300 <= page.status < 400:
+            mirror.aliases[url] = normalise_url(urljoin(url, page.location))
+            continue
+        feats = extract(url, page.html, xpath_classes=xpath_classes, site_of=site_of)
+        if feats.error:
+            mirror.rejects["unparsable"] += 1
+            continue
+        mirror.pages[url] = feats
+        mirror.order.append(url)
+    return mirror
+
+
+def _wants(rec) -> bool:
+    return rec.record_type == "response"
+
+
+def read_site_pages(paths: list[str], *, sites: set[str] | None = None, site_mode: str = "host",
+                    rejects: Counter | None = None) -> dict[str, list[SitePage]]:
+    """HTML responses and redirects of the WARC files, grouped by site, in capture order."""
+    from crawlplan.warc.reader import FileOutcome, iter_records
+
+    rejects = rejects if rejects is not None else Counter()
+    out: dict[str, list[SitePage]] = {}
+    order = 0
+    for path in paths:
+        outcome = FileOutcome(warc_file=path)
+        for rec in iter_records(path, outcome, read_payload=_wants):
+            if rec.record_type != "response" or not rec.url:
+                continue
+            site = site_key(rec.url, site_mode)
+            if sites is not None and site not in sites:
+                continue
+            if not safe_site(site):
+                rejects["unsafe_site_name"] += 1
+                continue
+            status = rec.http_status
+            location = rec.http_headers.get("location")
+            if status is not None and 300 <= status < 400 and location:
+                out.setdefault(site, []).append(SitePage(rec.url, order, status, None, location))
+            elif (rec.content_type or "") in _HTML_TYPES and rec.payload:
+                out.setdefault(site, []).append(SitePage(rec.url, order, status, rec.payload))
+            elif rec.payload_error:
+                rejects[f"payload_{rec.payload_error}"] += 1
+                continue
+            else:
+                continue
+            order += 1
+        if outcome.status != "ok":
+            rejects[f"file_{outcome.status}"] += 1
+    return out
+
+
+def load_mirrors(paths: list[str], *, sites: set[str] | None = None, site_mode: str = "host",
+                 xpath_classes: str = "none", min_pages: int = 1) -> dict[str, Mirror]:
+    grouped = read_site_pages(paths, sites=sites, site_mode=site_mode)
+    return {site: build_mirror(site, pages, xpath_classes=xpath_classes, site_mode=site_mode)
+            for site, pages in grouped.items()
+            if sum(1 for p in pages if p.html) >= min_pages}

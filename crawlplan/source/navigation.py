@@ -1,0 +1,138 @@
+"""Navigation table, cluster adjacency, HITS and the link-scoring terms of SOUrCe.
+
+Cluster labels are ints, -1 being DBSCAN's outliers (kept as a class of their own). The
+navigation counts N[(C_i, x)][C_j] extrapolate the sampled share of an Apath's links to all of
+its links (|U(p,x)| / m per sampled destination), so an Apath with 50 links of which one was
+sampled weighs 50, not 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from crawlplan.source.features import links_by_apath
+
+NavTable = dict[tuple[int, str], dict[int, float]]
+HITS_ITERATIONS = 100
+SCORINGS = ("full", "no_dsim", "no_balance", "info_only", "dsim_balance")
+
+
+def navigation_counts(urls: list[str], labels: list[int], links, label_of: dict[str, int],
+                      resolve=None) -> NavTable:
+    out: dict[tuple[int, str], Counter] = defaultdict(Counter)
+    for url, lab, page_links in zip(urls, labels, links):
+        for apath, targets in links_by_apath(page_links).items():
+            if resolve is not None:
+                targets = list(dict.fromkeys(t2 for t in targets if (t2 := resolve(t) or t)))
+            known = [label_of[t] for t in targets if t in label_of]
+            if not known:
+                continue
+            weight = len(targets) / len(known)
+            row = out[(int(lab), apath)]
+            for c in known:
+                row[int(c)] += weight
+    return {k: dict(v) for k, v in out.items()}
+
+
+def row_probabilities(row: dict[int, float]) -> dict[int, float]:
+    total = sum(row.values())
+    return {c: v / total for c, v in row.items()} if total > 0 else {}
+
+
+def adjacency(table: NavTable, clusters: list[int]) -> np.ndarray:
+    """A[i][j] = sum over Apaths of N[(C_i, x)][C_j]; rows/cols in the order of ``clusters``."""
+    pos = {c: i for i, c in enumerate(clusters)}
+    A = np.zeros((len(clusters), len(clusters)))
+    for (ci, _), row in table.items():
+        if ci not in pos:
+            continue
+        for cj, v in row.items():
+            if cj in pos:
+                A[pos[ci], pos[cj]] += v
+    return A
+
+
+def _l1(v: np.ndarray) -> np.ndarray:
+    s = v.sum()
+    return v / s if s > 0 else v
+
+
+def hits(A: np.ndarray, clusters: list[int], target: int | None = None) -> tuple[dict, dict]:
+    """Hub and authority scores on the cluster graph.
+
+    UCC (no target): M = A with the diagonal zeroed, 100 power iterations. Target t: M keeps
+    only column t, so a = e_t and h_i is proportional to A[i][t].
+    """
+    n = len(clusters)
+    if n == 0:
+        return {}, {}
+    if target is None:
+        M = A.copy()
+        np.fill_diagonal(M, 0.0)
+    else:
+        M = np.zeros_like(A)
+        t = clusters.index(target)
+        M[:, t] = A[:, t]
+    a = np.full(n, 1.0 / n)
+    h = np.full(n, 1.0 / n)
+    for _ in range(HITS_ITERATIONS):
+        h = _l1(M @ a)
+        a = _l1(M.T @ h)
+    return ({c: float(h[i]) for i, c in enumerate(clusters)},
+            {c: float(a[i]) for i, c in enumerate(clusters)})
+
+
+def normalise_dsim(spread: dict[int, float]) -> dict[int, float]:
+    """Dispersion normalised to sum 1 over the real clusters; outliers get 0 so UCC ignores them."""
+    total = sum(v for c, v in spread.items() if c != -1)
+    return {c: (0.0 if c == -1 or total <= 0 else v / total) for c, v in spread.items()}
+
+
+def info(hubs: dict, auths: dict, alpha: float) -> dict[int, float]:
+    return {c: alpha * auths.get(c, 0.0) + (1 - alpha) * hubs.get(c, 0.0) for c in set(hubs) | set(auths)}
+
+
+def balance(counts: Counter, cluster: int) -> float:
+    total = sum(v for c, v in counts.items() if c != -1)
+    return 1.0 - counts.get(cluster, 0) / (total + 1)
+
+
+def ucc_cluster_values(info_c: dict, dsim: dict, counts: Counter, scoring: str = "full") -> dict[int, float]:
+    """Per destination cluster: the factor the UCC link score weighs P(C_j | C_i, x) by."""
+    if scoring not in SCORINGS:
+        raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
+    out = {}
+    for c in set(info_c) | set(dsim):
+        i, d, b = info_c.get(c, 0.0), dsim.get(c, 0.0), balance(counts, c)
+        out[c] = {"full": i * d * b, "no_dsim": i * b, "no_balance": i * d, "info_only": i,
+                  "dsim_balance": d * b}[scoring]
+    return out
+
+
+def score_row(probs: dict[int, float], values: dict[int, float]) -> float:
+    return float(sum(p * values.get(c, 0.0) for c, p in probs.items()))
+
+
+def entropy(counts) -> float:
+    values = [v for v in (counts.values() if isinstance(counts, dict) else counts) if v > 0]
+    total = sum(values)
+    return -sum((v / total) * math.log2(v / total) for v in values) if total else 0.0
+
+
+def mean_row_entropy(table: NavTable) -> float:
+    """The authors' quality check: mean entropy (bits) of navigation-table rows."""
+    if not table:
+        return 0.0
+    return float(np.mean([entropy(row) for row in table.values()]))
+
+
+def navigation_to_rows(table: NavTable) -> list[dict]:
+    return [{"cluster": ci, "apath": x, "to": {str(cj): v for cj, v in row.items()}}
+            for (ci, x), row in sorted(table.items(), key=lambda kv: (kv[0][0], kv[0][1]))]
+
+
+def navigation_from_rows(rows: list[dict]) -> NavTable:
+    return {(int(r["cluster"]), r["apath"]): {int(k): float(v) for k, v in r["to"].items()} for r in rows}
