@@ -1,0 +1,61 @@
+"""Shared by the policy nodes: merged parameters, the host table, pandas -> schema-typed Spark."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from crawlplan.conf import get
+from crawlplan.policies import hostdata
+from crawlplan.schemas import load_schema
+
+
+def params(ctx) -> dict:
+    """Scalar keys of ``policies`` (shared), overridden by the node's own section."""
+    shared = {k: v for k, v in (get(ctx.conf, "policies", {}) or {}).items() if not isinstance(v, dict)}
+    return {**shared, **ctx.params}
+
+
+def host_index_rows(ctx, scores, p: dict):
+    """One crawl of the host index (or None when no host index is configured)."""
+    path = ctx.input("host_index", required=False)
+    if not path:
+        ctx.note("no host index: Common Crawl's ordering and per-host caps are not available")
+        return None
+    from pyspark.sql import functions as F
+
+    from crawlplan.graph.hostindex import read_host_index
+
+    cols = sorted({p["cc_budget_column"], p["known_column"], p["fetched_column"], "url_host_registered_domain",
+                   "url_host_tld"})
+    index = read_host_index(ctx.spark, path, columns=cols, notes=ctx.notes)
+    crawl = hostdata.pick_crawl(index, scores, str(p.get("host_index_crawl") or ""))
+    ctx.note(f"host index crawl used: {crawl}")
+    return index.where(F.col("crawl") == crawl)
+
+
+def host_ranks(ctx):
+    path = ctx.input("web_graph", required=False)
+    if not path:
+        ctx.note("no web graph: HC and PR policies are left out")
+        return None
+    from crawlplan.graph.webgraph import read_host_ranks
+
+    return read_host_ranks(ctx.spark, path)
+
+
+def to_spark(spark, pdf: pd.DataFrame, dataset: str):
+    """A pandas table as a DataFrame typed exactly as ``schemas/<dataset>.yaml`` (NaN -> null)."""
+    schema = load_schema(dataset)
+    casts = {"int": int, "bigint": int, "double": float, "string": str, "boolean": bool}
+    rows = []
+    for rec in pdf[schema.names].itertuples(index=False):
+        row = []
+        for value, col in zip(rec, schema.columns):
+            if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+                row.append(None)
+            else:
+                row.append(casts.get(col.type.simpleString(), lambda v: v)(value))
+        rows.append(tuple(row))
+    return spark.createDataFrame(rows, schema=schema.struct())

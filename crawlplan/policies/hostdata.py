@@ -1,0 +1,111 @@
+"""From page scores to the per-host table the simulations and the allocator run on (Spark).
+
+Page-level work stays in Spark: one aggregation turns ``scores`` into one row per host (pages,
+high-quality pages, primary language, keys), joined with log HC / log PR from the web graph and
+Common Crawl's per-host counts from the host index. Only that host table (530k rows for the
+paper's sample, a few million for a whole crawl) reaches the driver, where the simulations are
+numpy. The page order inside a host is not collected: pages of one host are exchangeable, so a
+seeded random order of ``hq`` good and ``n - hq`` other pages is the same draw a hash order of
+the real pages would be (``population.page_orders``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.window import Window
+
+from crawlplan.hosts import tld_category
+from crawlplan.policies.population import Population, from_host_table
+
+SCORE_COLUMNS = ("dclm", "fineweb_edu", "gneissweb_quality", "gneissweb_sci", "gneissweb_edu", "gneissweb_tech",
+                 "gneissweb_med", "nemotron_quality", "nemotron_edu", "nemotron_info")
+
+
+def host_counts(scores: DataFrame, classifier: str, threshold: float, min_pages: int) -> DataFrame:
+    """One row per host: surt_host_name, rev_host, registered_domain, tld, language, n_pages, hq_pages.
+
+    Pages without a score for ``classifier`` are left out (the caller counts them); hosts with
+    fewer than ``min_pages`` scored pages are dropped, as the paper keeps hosts with >= 3.
+    The primary language is the most frequent one (ties: the smaller code, deterministic)."""
+    if classifier not in scores.columns:
+        raise ValueError(f"classifier '{classifier}' is not a column of scores; known: {', '.join(SCORE_COLUMNS)}")
+    scored = scores.where(F.col(classifier).isNotNull())
+    by_lang = Window.partitionBy("surt_host_name").orderBy(F.desc("count"), F.asc("language"))
+    lang = (scored.groupBy("surt_host_name", F.coalesce("language", F.lit("und")).alias("language")).count()
+            .withColumn("rk", F.row_number().over(by_lang))
+            .where(F.col("rk") == 1).select("surt_host_name", "language"))
+    agg = scored.groupBy("surt_host_name").agg(
+        F.min("rev_host").alias("rev_host"),
+        F.min("registered_domain").alias("registered_domain"),
+        F.min("tld").alias("tld"),
+        F.count(F.lit(1)).cast("long").alias("n_pages"),
+        F.sum((F.col(classifier) > F.lit(float(threshold))).cast("long")).alias("hq_pages"),
+    ).where(F.col("n_pages") >= int(min_pages))
+    return agg.join(lang, "surt_host_name", "left")
+
+
+def with_graph(hosts: DataFrame, ranks: DataFrame | None) -> DataFrame:
+    """Add log_hc / log_pr by ``rev_host`` (null where the host is not in the graph)."""
+    if ranks is None:
+        return hosts.withColumn("log_hc", F.lit(None).cast("double")).withColumn("log_pr", F.lit(None).cast("double"))
+    return hosts.join(ranks.select("rev_host", "log_hc", "log_pr"), "rev_host", "left")
+
+
+def with_host_index(hosts: DataFrame, index: DataFrame | None, budget_column: str = "fetch_200",
+                    known_column: str = "nutch_numRecords", fetched_column: str = "nutch_fetched") -> DataFrame:
+    """Add Common Crawl's observed budget (``cc_budget``: pages it fetched from the host in the
+    crawl) and the uncrawled known URLs (``cap_known``: known minus fetched, the most a next crawl
+    can add) by ``surt_host_name``. ``index`` is one crawl's rows of the host index."""
+    if index is None:
+        return (hosts.withColumn("cc_budget", F.lit(None).cast("double"))
+                .withColumn("cap_known", F.lit(None).cast("long")))
+    sel = index.select(
+        "surt_host_name",
+        F.col(budget_column).cast("double").alias("cc_budget"),
+        F.greatest(F.col(known_column) - F.coalesce(F.col(fetched_column), F.lit(0)), F.lit(0)).cast("long")
+        .alias("cap_known"),
+    )
+    return hosts.join(sel, "surt_host_name", "left")
+
+
+def pick_crawl(index: DataFrame, scores: DataFrame, wanted: str = "") -> str | None:
+    """The host index crawl to use: ``wanted``, else the scores' most common crawl if the index has
+    it, else the index's latest crawl."""
+    crawls = sorted(r[0] for r in index.select("crawl").distinct().collect())
+    if not crawls:
+        return None
+    if wanted:
+        if wanted not in crawls:
+            raise ValueError(f"crawl '{wanted}' is not in the host index; it has: {', '.join(crawls)}")
+        return wanted
+    top = scores.where(F.col("crawl").isNotNull()).groupBy("crawl").count().orderBy(F.desc("count")).limit(1).collect()
+    if top and top[0][0] in crawls:
+        return top[0][0]
+    return crawls[-1]
+
+
+def to_pandas_hosts(hosts: DataFrame) -> pd.DataFrame:
+    """The host table on the driver, in a fixed order (results must not depend on partitioning)."""
+    pdf = hosts.toPandas()
+    return pdf.sort_values("surt_host_name", kind="stable").reset_index(drop=True)
+
+
+def group_key(language: pd.Series, tld: pd.Series) -> pd.Series:
+    """Prior group of a host: primary language x TLD macro-category."""
+    cat = tld.fillna("").map(lambda t: tld_category(t) if t else "other")
+    return language.fillna("und").astype(str) + "|" + cat
+
+
+def population_from_pandas(pdf: pd.DataFrame) -> Population:
+    def opt(col):
+        if col not in pdf or pdf[col].isna().all():
+            return None
+        return pdf[col].to_numpy(dtype=np.float64)
+
+    cc = opt("cc_budget")
+    return from_host_table(pdf.n_pages.to_numpy(), pdf.hq_pages.to_numpy(), pdf.tld.fillna("").to_numpy(),
+                           group_key(pdf.language, pdf.tld).to_numpy(), log_hc=opt("log_hc"), log_pr=opt("log_pr"),
+                           cc_fetched=None if cc is None else np.nan_to_num(cc, nan=0.0))
