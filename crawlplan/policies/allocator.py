@@ -100,7 +100,7 @@ def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: Allocat
     u["policy"] = "explore"
     u["_lang"], u["_cat"] = "und", u_cat
 
-    rows = pd.concat([s, u], ignore_index=True)
+    rows = pd.concat([s, u], ignore_index=True) if len(u) else s
     cap_known = pd.to_numeric(rows.get("cap_known"), errors="coerce")
     cap = np.where(cap_known.isna(), cfg.default_cap, cap_known.fillna(0)).astype(np.int64)
     cap = np.minimum(np.maximum(cap, 0), cfg.politeness_max)

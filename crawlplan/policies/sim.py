@@ -39,11 +39,11 @@ def budget_pages(pop: Population, fraction: float) -> int:
 def order_by(key: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Host indices by ``key`` descending; ties in random order; NaN keys last.
 
-    Sorting a randomly permuted copy puts ties in a seeded random order at the cost of one
-    (unstable, fast) sort instead of a two-key lexsort."""
+    A stable sort of a randomly permuted copy puts ties in a seeded random order (the
+    permutation's) with one sort instead of a two-key lexsort."""
     key = np.where(np.isnan(key), -np.inf, np.asarray(key, dtype=np.float64))
     perm = rng.permutation(len(key))
-    return perm[np.argsort(-key[perm])]
+    return perm[np.argsort(-key[perm], kind="stable")]
 
 
 def order_curve(pop: Population, order: np.ndarray, budgets) -> list[Outcome]:

@@ -1,0 +1,92 @@
+"""Budget export: every format, byte-for-byte determinism, Nutch seed lines, the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from crawlplan.policies import export
+from crawlplan.policies.allocator import AllocatorConfig, allocate
+
+
+@pytest.fixture
+def plan():
+    sampled = pd.DataFrame({
+        "surt_host_name": ["com,example", "de,beispiel,blog", "org,wiki", "uk,co,news"],
+        "registered_domain": ["example.com", "beispiel.de", "wiki.org", "news.co.uk"],
+        "tld": ["com", "de", "org", "uk"], "language": ["en", "de", "en", "en"],
+        "n_pages": [10, 4, 30, 3], "hq_pages": [6, 3, 25, 0], "cap_known": [100, 50, 5, 20]})
+    unsampled = pd.DataFrame({"surt_host_name": ["edu,uni"], "registered_domain": ["uni.edu"], "tld": ["edu"],
+                              "cap_known": [40]})
+    return allocate(sampled, unsampled, AllocatorConfig(total_budget=120, explore_share=0.05,
+                                                        language_floors={"de": 0.1}))
+
+
+def test_all_formats_are_deterministic(plan, tmp_path):
+    shuffled = plan.sample(frac=1, random_state=1)
+    for fmt in export.FORMATS:
+        a = export.write(plan, fmt, tmp_path / f"a.{fmt}")
+        b = export.write(shuffled, fmt, tmp_path / f"b.{fmt}")
+        assert a.read_bytes() == b.read_bytes(), fmt
+        assert a.stat().st_size > 0
+
+
+def test_csv_and_jsonl_content(plan, tmp_path):
+    csv = export.write(plan, "csv", tmp_path / "b.csv").read_text()
+    lines = csv.splitlines()
+    assert lines[0] == ",".join(export.BUDGET_COLUMNS)
+    assert len(lines) == len(plan) + 1
+    back = pd.read_csv(tmp_path / "b.csv")
+    assert back.allocated_pages.sum() == plan.allocated_pages.sum()
+    recs = [json.loads(x) for x in export.write(plan, "jsonl", tmp_path / "b.jsonl").read_text().splitlines()]
+    assert [r["rank"] for r in recs] == sorted(r["rank"] for r in recs)
+    unsampled = [r for r in recs if r["policy"] == "explore"][0]
+    assert unsampled["sampled_density"] is None and unsampled["language"] is None
+
+
+def test_parquet_round_trip(plan, tmp_path):
+    path = export.write(plan, "parquet", tmp_path / "b.parquet")
+    back = export.read_budgets(path)
+    pd.testing.assert_frame_equal(back, export.canonical(plan))
+
+
+def test_nutch_seed_lines(plan, tmp_path):
+    text = export.write(plan, "nutch", tmp_path / "seeds.txt").read_text()
+    lines = text.splitlines()
+    assert len(lines) == int((plan.allocated_pages > 0).sum())
+    pattern = re.compile(r"^https://[a-z0-9.\-]+/(\t[a-z.]+=[^\t]+)+$")
+    assert all(pattern.match(line) for line in lines)
+    by_url = {line.split("\t")[0]: dict(kv.split("=", 1) for kv in line.split("\t")[1:]) for line in lines}
+    assert "https://blog.beispiel.de/" in by_url
+    meta = by_url["https://news.co.uk/"] if "https://news.co.uk/" in by_url else next(iter(by_url.values()))
+    assert set(meta) == {"nutch.score", "crawlplan.budget", "crawlplan.rank", "crawlplan.policy", "crawlplan.reason"}
+    total = sum(int(m["crawlplan.budget"]) for m in by_url.values())
+    assert total == plan.allocated_pages.sum()
+    assert export.seed_url("com,example", "http") == "http://example.com/"
+
+
+def test_cli_writes_all_formats(plan, tmp_path):
+    from crawlplan.cli import main
+
+    src = tmp_path / "budgets"
+    src.mkdir()
+    pq.write_table(pa.Table.from_pandas(plan, preserve_index=False), src / "part-0.parquet")
+    assert main(["export", "budgets", "--input", str(src), "--format", "all", "--out", str(tmp_path / "x")]) == 0
+    names = sorted(p.name for p in (tmp_path / "x").iterdir())
+    assert names == ["budgets.csv", "budgets.jsonl", "budgets.parquet", "seeds.txt"]
+    assert main(["export", "budgets", "--input", str(tmp_path / "missing"), "--format", "csv",
+                 "--out", str(tmp_path / "y.csv")]) == 2
+
+
+def test_unknown_format_and_wrong_dataset(plan, tmp_path):
+    with pytest.raises(ValueError, match="unknown export format"):
+        export.write(plan, "xml", tmp_path / "a.xml")
+    other = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"a": [1]}), other)
+    with pytest.raises(ValueError, match="not a budgets dataset"):
+        export.read_budgets(other)
