@@ -106,6 +106,8 @@ class Web:
                     dst = rev_host(host_of(url))
                     if dst != src:
                         edges.add((src, dst))
+            if h.site_type == "forum":     # every forum page carries an ad block
+                edges.add((src, rev_host(AD_HOST)))
         return edges
 
 
@@ -343,8 +345,10 @@ def _link_hosts(hosts: list[Host], rng: random.Random) -> None:
             page = rng.choice(content_pages)
             dest = rng.choice(t.pages[: max(1, min(len(t.pages), 10))])
             page.external.append(dest.url)
-        if rng.random() < 0.35:   # social links in the footer: graph-only hosts
-            rng.choice(content_pages).external.append(f"https://{rng.choice(GRAPH_ONLY_HOSTS[:7])}/")
+        if rng.random() < 0.35:   # social and encyclopedia links: graph-only hosts
+            wiki = {"de": "de.wikipedia.org", "fr": "fr.wikipedia.org", "ja": "ja.wikipedia.org"}
+            options = list(GRAPH_ONLY_HOSTS[:7]) + [wiki.get(h.lang, "en.wikipedia.org")] * 2
+            rng.choice(content_pages).external.append(f"https://{rng.choice(options)}/")
 
 
 def _add_extras(hosts: list[Host], rng: random.Random) -> None:
