@@ -98,39 +98,53 @@ def _wants(rec) -> bool:
     return rec.record_type == "response"
 
 
-def read_site_pages(paths: list[str], *, sites: set[str] | None = None, site_mode: str = "host",
-                    rejects: Counter | None = None) -> dict[str, list[SitePage]]:
-    """HTML responses and redirects of the WARC files, grouped by site, in capture order."""
+def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: str = "host",
+                      rejects: Counter | None = None):
+    """(site, record, SitePage) for the HTML responses and redirects of one WARC file.
+
+    Non-HTML responses are skipped silently (sub-resources are not pages); undecodable payloads
+    and unsafe site names are counted in ``rejects``.
+    """
     from crawlplan.warc.reader import FileOutcome, iter_records
 
     rejects = rejects if rejects is not None else Counter()
+    outcome = FileOutcome(warc_file=path)
+    seq = 0
+    for rec in iter_records(path, outcome, read_payload=_wants):
+        if rec.record_type != "response" or not rec.url:
+            continue
+        site = site_key(rec.url, site_mode)
+        if sites is not None and site not in sites:
+            continue
+        if not safe_site(site):
+            rejects["unsafe_site_name"] += 1
+            continue
+        status = rec.http_status
+        location = rec.http_headers.get("location")
+        if status is not None and 300 <= status < 400 and location:
+            page = SitePage(rec.url, seq, status, None, normalise_url(urljoin(rec.url, location)))
+        elif (rec.content_type or "") in _HTML_TYPES and rec.payload:
+            page = SitePage(rec.url, seq, status, rec.payload)
+        else:
+            if rec.payload_error and (rec.content_type or "") in _HTML_TYPES:
+                rejects[f"payload_{rec.payload_error.split(':')[0]}"] += 1
+            continue
+        seq += 1
+        yield site, rec, page
+    if outcome.status != "ok":
+        rejects[f"file_{outcome.status}"] += 1
+
+
+def read_site_pages(paths: list[str], *, sites: set[str] | None = None, site_mode: str = "host",
+                    rejects: Counter | None = None) -> dict[str, list[SitePage]]:
+    """HTML responses and redirects of the WARC files, grouped by site, in capture order."""
     out: dict[str, list[SitePage]] = {}
     order = 0
     for path in paths:
-        outcome = FileOutcome(warc_file=path)
-        for rec in iter_records(path, outcome, read_payload=_wants):
-            if rec.record_type != "response" or not rec.url:
-                continue
-            site = site_key(rec.url, site_mode)
-            if sites is not None and site not in sites:
-                continue
-            if not safe_site(site):
-                rejects["unsafe_site_name"] += 1
-                continue
-            status = rec.http_status
-            location = rec.http_headers.get("location")
-            if status is not None and 300 <= status < 400 and location:
-                out.setdefault(site, []).append(SitePage(rec.url, order, status, None, location))
-            elif (rec.content_type or "") in _HTML_TYPES and rec.payload:
-                out.setdefault(site, []).append(SitePage(rec.url, order, status, rec.payload))
-            elif rec.payload_error:
-                rejects[f"payload_{rec.payload_error}"] += 1
-                continue
-            else:
-                continue
+        for site, _, page in iter_site_records(path, sites=sites, site_mode=site_mode, rejects=rejects):
+            page.order = order
             order += 1
-        if outcome.status != "ok":
-            rejects[f"file_{outcome.status}"] += 1
+            out.setdefault(site, []).append(page)
     return out
 
 

@@ -1,0 +1,77 @@
+"""Node ``sitemaps``: site_pages -> sitemaps, page_clusters, site_eval, host_plans.
+
+One sitemap per site, trained in parallel: ``groupBy(site).applyInPandas`` hands each site's
+pages to one Python worker, which runs the same Spark-free code as ``crawlplan sitemap``
+(crawlplan.source.tables). The four outputs travel as JSON rows tagged by dataset in one
+frame, persisted once, then parsed with each dataset's schema. A site whose learning fails
+becomes a sitemaps row with ``error`` set and a counter, never a failed job.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+
+import pandas as pd
+from pyspark import StorageLevel
+from pyspark.sql import functions as F
+
+from crawlplan.schemas import load_schema
+
+OUTPUTS = ("sitemaps", "page_clusters", "site_eval", "host_plans")
+_WIDE = "dataset string, site string, row string"
+
+
+def _plain(value):
+    """numpy scalars in JSON: integers stay integers (Spark's from_json nulls 3.0 in an int)."""
+    import numpy as np
+
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (np.floating, np.bool_)):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _train_group(params: dict, specs: dict):
+    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
+        from crawlplan.source.mirror import SitePage, build_mirror
+        from crawlplan.source.tables import _empty_sitemap, site_tables
+
+        site = str(pdf["site"].iloc[0])
+        try:
+            pdf = pdf.sort_values("capture_order")
+            pages = [SitePage(u, int(o), None if pd.isna(s) else int(s),
+                              None if h is None else bytes(h), loc if isinstance(loc, str) else None)
+                     for u, o, s, h, loc in zip(pdf["url"], pdf["capture_order"], pdf["status"],
+                                                pdf["html"], pdf["location"])]
+            mirror = build_mirror(site, pages, xpath_classes=params.get("xpath_classes") or "none")
+            tables = site_tables(mirror, params, specs.get(site))
+        except Exception as exc:  # one odd site must not fail the job: record it
+            detail = f"{type(exc).__name__}: {exc}"[:300] + " | " + traceback.format_exc(limit=2)[-300:]
+            tables = {"sitemaps": [_empty_sitemap(site, len(pdf), f"learning failed: {detail}")]}
+        rows = [(name, site, json.dumps(r, default=_plain)) for name, rs in tables.items() for r in rs]
+        return pd.DataFrame(rows, columns=["dataset", "site", "row"])
+    return fn
+
+
+def run(ctx):
+    from crawlplan.source.experiment import site_specs
+
+    params = dict(ctx.params)
+    truth = ctx.input("ground_truth", required=False) if "ground_truth" in ctx.external else None
+    specs = site_specs(params, str(truth) if truth else None)
+    pages = ctx.read("site_pages").select("site", "url", "capture_order", "status", "location", "html")
+    wide = pages.groupBy("site").applyInPandas(_train_group(params, specs), _WIDE) \
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    out = {}
+    for name in OUTPUTS:
+        schema = load_schema(name)
+        parsed = wide.where(F.col("dataset") == name).select(F.from_json("row", schema.struct()).alias("r"))
+        out[name] = parsed.select(*[F.col(f"r.{c}").alias(c) for c in schema.names])
+    failed = wide.where((F.col("dataset") == "sitemaps")
+                        & F.get_json_object("row", "$.error").isNotNull()).count()
+    if failed:
+        ctx.count("sites_without_sitemap", failed)
+        ctx.note(f"sitemaps: {failed} site(s) got no sitemap (too few pages or learning failed); see sitemaps.error")
+    return out
