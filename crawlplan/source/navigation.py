@@ -86,7 +86,9 @@ def hits(A: np.ndarray, clusters: list[int], target: int | None = None) -> tuple
 
 
 def normalise_dsim(spread: dict[int, float]) -> dict[int, float]:
-    """Dispersion normalised to sum 1 over the real clusters; outliers get 0 so UCC ignores them."""
+    """Dispersion normalised to sum 1 over the real clusters; outliers get 0 so UCC ignores them.
+    Spreads at floating-point noise level are exactly zero: identical pages must tie, not win."""
+    spread = {c: (v if v > 1e-9 else 0.0) for c, v in spread.items()}
     total = sum(v for c, v in spread.items() if c != -1)
     return {c: (0.0 if c == -1 or total <= 0 else v / total) for c, v in spread.items()}
 

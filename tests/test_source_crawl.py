@@ -1,0 +1,123 @@
+"""Samplers, the crawl simulator, baselines and metrics on the synthetic forum."""
+
+import pytest
+
+from crawlplan.source.baselines import MDLClustering, TPMCrawler, _generalise, link_schema
+from crawlplan.source.crawl import CrawlSimulator, sample_apath, sample_bfs
+from crawlplan.source.evaluate import (PageTyper, clustering_scores, cv_precision, target_scores,
+                                       ucc_scores)
+from crawlplan.source.experiment import SiteSpec, evaluate_site, host_plan, train_site
+from crawlplan.source.learner import SitemapLearner
+from crawlplan.source.mirror import SitePage, build_mirror
+from test_source_synth import HOST, TYPES, bfs_order, forum_pages
+
+
+@pytest.fixture(scope="module")
+def mirror():
+    pages = forum_pages(n_boards=4, threads_per_board=10, n_users=8)
+    order = bfs_order(pages)
+    return build_mirror(HOST, [SitePage(u, i, 200, pages[u].encode()) for i, u in enumerate(order)])
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return SiteSpec(HOST, TYPES, ["thread"], "thread", f"https://{HOST}/t/3")
+
+
+def test_apath_sampler_thins_the_queue(mirror):
+    apath = sample_apath(mirror, 1000)
+    bfs = sample_bfs(mirror, 1000)
+    assert apath[0] == bfs[0] == mirror.entry
+    assert len(set(apath)) == len(apath) and len(bfs) == len(mirror)
+    assert len(apath) < len(bfs)                  # one link per (page, Apath) is enqueued
+    assert sample_apath(mirror, 5) == sample_apath(mirror, 1000)[:5]
+    assert sample_apath(mirror, 1000, seed=1) != apath or len(apath) < 5
+
+
+def test_bfs_crawl_is_capture_order(mirror):
+    learner, _ = train_site(mirror, {"method": "paper"})
+    steps = CrawlSimulator(mirror, learner).run("bfs", 20)
+    assert [s.url for s in steps] == sample_bfs(mirror, 20)
+    assert all(s.score == 0 for s in steps)
+
+
+def test_crawls_respect_budget_and_never_repeat(mirror, spec):
+    learner, _ = train_site(mirror, {"method": "default"})
+    sim = CrawlSimulator(mirror, learner, frontier_cap=50)
+    for mode in ("ucc", "target"):
+        steps = sim.run(mode, 30, example=spec.example)
+        assert len(steps) == 30 and len({s.url for s in steps}) == 30
+        assert [s.step for s in steps] == list(range(30))
+    with pytest.raises(ValueError):
+        sim.run("target", 10)
+    with pytest.raises(ValueError):
+        sim.run("target", 10, example="https://elsewhere/")
+
+
+def test_source_beats_bfs_on_the_forum(mirror, spec):
+    learner, sample = train_site(mirror, {"method": "default"})
+    rows = evaluate_site(mirror, learner, sample, spec, {"method": "default", "cv": False})
+    got = {(r["task"], r["method"], r["metric"]): r["value"] for r in rows}
+    assert got[("ucc", "source", "valid_ratio")] > got[("ucc", "bfs", "valid_ratio")]
+    assert got[("target", "source", "harvest_rate")] > got[("target", "bfs", "harvest_rate")]
+    assert ("target", "tpm", "harvest_rate") in got and ("clustering", "mdl", "micro_f") in got
+    for a in ("no_dsim", "no_balance", "info_only", "dsim_balance"):
+        assert ("ucc", f"source_{a}", "valid_ratio") in got
+
+
+def test_host_plan_ranks_patterns(mirror, spec):
+    learner, sample = train_site(mirror, {"method": "default"})
+    plan = host_plan(learner, top=5)
+    assert [r["rank"] for r in plan] == list(range(1, len(plan) + 1))
+    assert all(0.0 <= r["expected_share"] <= 1.0 + 1e-9 for r in plan)
+    assert plan[0]["wanted_basis"] == "structure"
+    labelled = host_plan(learner, cluster_wanted={c: 1.0 for c in learner.clusters_})
+    assert all(r["expected_share"] == pytest.approx(1.0) for r in labelled)
+
+
+def test_mdl_groups_identical_schemas_and_merges_close_ones():
+    a, b, c = frozenset("abcdefghij"), frozenset("abcdefghik"), frozenset("xyz")
+    m = MDLClustering().fit([a, a, b, c, c])
+    assert m.labels_[0] == m.labels_[1] == m.labels_[2]       # Jaccard(a, b) = 2/11 < 0.2
+    assert m.labels_[3] == m.labels_[4] != m.labels_[0]
+    assert m.predict([frozenset("xy")]) == [m.labels_[3]]
+    assert link_schema([("p", "u"), ("p", "v"), ("q", "w")]) == frozenset({"p", "q"})
+
+
+def test_tpm_patterns_generalise_differing_segments(mirror):
+    pats = _generalise(["https://h/t/1", "https://h/t/22", "https://h/u/x"])
+    assert any(p.match("https://h/t/999") for p in pats)
+    assert not any(p.match("https://h/a/b/c") for p in pats)
+    tpm = TPMCrawler(mirror, lambda u: "/t/" in u)
+    got = tpm.run(20)
+    assert got[0] == mirror.entry and len(got) == len(set(got)) <= 20
+
+
+def test_clustering_scores_by_hand():
+    types = ["a"] * 4 + ["b"] * 4 + ["rare"]
+    perfect = clustering_scores(types, [0] * 4 + [1] * 4 + [2])
+    assert perfect["micro_f"] == perfect["macro_f"] == perfect["micro_purity"] == 1.0
+    assert perfect["pages"] == 8                               # 'rare' is an annotation outlier
+    merged = clustering_scores(types, [0] * 8 + [0])
+    assert merged["micro_f"] == pytest.approx(2 * 0.5 * 1 / 1.5)
+    outliers = clustering_scores(types, [-1] * 8 + [0])       # outliers are singleton clusters
+    assert outliers["micro_f"] == pytest.approx(2 * 1 * 0.25 / 1.25)
+    assert outliers["outliers"] == 8 and outliers["clusters"] == 0
+
+
+def test_crawl_metrics_by_hand():
+    u = ucc_scores(["t", "t", "x", None], {"t"}, available_valid=4)
+    assert u["valid_ratio"] == 0.5 and u["recall"] == 0.5 and u["f"] == 0.5
+    assert u["entropy"] == pytest.approx(1.5)
+    t = target_scores(["t", "t", "x"], "t", available=2)
+    assert t["harvest_rate"] == pytest.approx(2 / 3) and t["recall"] == 1.0
+
+
+def test_cv_precision_and_typer(mirror):
+    typer = PageTyper(TYPES)
+    urls = list(mirror.pages)
+    got = cv_precision(lambda: SitemapLearner(method="paper"), [mirror.pages[u].xpaths for u in urls],
+                       [typer(u) for u in urls])
+    assert 0.9 <= got["micro_precision"] <= 1.0
+    with pytest.raises(ValueError):
+        PageTyper({"x": "(unclosed"})

@@ -1,0 +1,126 @@
+"""SitemapLearner: eps rules, clustering, kNN, navigation table, HITS, scoring, JSON round trip."""
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from crawlplan.source import navigation as nav
+from crawlplan.source.features import extract
+from crawlplan.source.learner import SitemapLearner, eps_from_histogram, w_for_size
+from test_source_synth import forum_pages
+
+
+def _forum(seed=0):
+    pages = forum_pages(seed=seed)
+    urls = sorted(pages)
+    feats = [extract(u, pages[u]) for u in urls]
+    kind = [("thread" if "/t/" in u else "board" if "/f/" in u else "user" if "/u/" in u
+             else "login" if "login" in u else "index") for u in urls]
+    return urls, feats, kind
+
+
+def test_w_interpolates_the_papers_table():
+    assert w_for_size(1000) == 4.8 and w_for_size(100) == 16.0
+    assert w_for_size(50) == 16.0 and w_for_size(5000) == 4.8
+    assert 6.0 < w_for_size(400) < 12.0
+
+
+def test_eps_histogram_rule_and_fallback():
+    kd = np.array([0.1] * 10 + [0.2] * 6 + [0.5, 0.9])
+    # 4 bins over [0.1, 0.9]: counts 16, 0, 1, 1 -> bin 1 (count 0 < 4, cumulative 16 > 9)
+    assert eps_from_histogram(kd, num_feats=4, min_pts=4, w=1.0) == pytest.approx(0.3)
+    assert eps_from_histogram(np.array([]), 10, 4) == 0.10
+    # the two NumBins readings give different bin counts, hence different eps
+    assert eps_from_histogram(kd, 8, 4, num_bins="div", w=2.0) != eps_from_histogram(kd, 8, 4, num_bins="mul", w=2.0)
+
+
+def test_clusters_follow_templates():
+    urls, feats, kind = _forum()
+    learner = SitemapLearner(method="paper").fit(feats, urls=urls)
+    by_cluster = {}
+    for k, c in zip(kind, learner.labels_):
+        by_cluster.setdefault(int(c), Counter())[k] += 1
+    for c, counts in by_cluster.items():
+        counts.pop("index", None)                              # one page: an annotation outlier
+        if c != -1:
+            assert len(counts) <= 1, counts                    # every cluster is one template
+    assert learner.n_clusters_ >= 3
+    assert learner.vocabulary_ == sorted(learner.vocabulary_) and learner.n_features_ == len(learner.vocabulary_)
+
+
+def test_predict_normalises_new_pages():
+    urls, feats, _ = _forum()
+    learner = SitemapLearner().fit(feats)
+    doubled = [Counter({p: 2 * n for p, n in f.xpaths.items()}) for f in feats]
+    same = learner.predict(feats)
+    # log-tf changes with counts, but L1 normalisation keeps a page in its cluster
+    assert (learner.predict(doubled) == same).mean() > 0.9
+    assert (same == learner.labels_).mean() > 0.9
+
+
+def test_json_round_trip_without_pickle():
+    urls, feats, _ = _forum()
+    learner = SitemapLearner().fit(feats, urls=urls)
+    text = learner.to_json()
+    json.loads(text)                                           # plain JSON
+    back = SitemapLearner.from_json(text)
+    assert (back.predict(feats) == learner.predict(feats)).all()
+    assert back.navigation_ == learner.navigation_
+    assert back.get_params() == learner.get_params()
+    with pytest.raises(ValueError):
+        SitemapLearner.from_json('{"format": "other"}')
+
+
+def test_navigation_counts_extrapolate_to_all_links():
+    # page p (cluster 0) has an Apath with 4 links, of which two were sampled: one in C1, one in C2
+    links = [[("x", "u1"), ("x", "u2"), ("x", "u3"), ("x", "u4")], [], []]
+    table = nav.navigation_counts(["p", "u1", "u2"], [0, 1, 2], links, {"p": 0, "u1": 1, "u2": 2})
+    assert table == {(0, "x"): {1: 2.0, 2: 2.0}}
+    assert nav.row_probabilities(table[(0, "x")]) == {1: 0.5, 2: 0.5}
+    A = nav.adjacency(table, [0, 1, 2])
+    assert A[0, 1] == 2.0 and A.sum() == 4.0
+
+
+def test_hits_target_mode_hubs_follow_the_target_column():
+    A = np.array([[0, 3, 1], [0, 2, 0], [0, 1, 0]], dtype=float)
+    hubs, auths = nav.hits(A, [0, 1, 2], target=1)
+    assert auths[1] == pytest.approx(1.0)
+    assert hubs[0] == pytest.approx(3 / 6) and hubs[1] == pytest.approx(2 / 6)
+    hubs_u, auths_u = nav.hits(A, [0, 1, 2])                  # UCC: diagonal ignored
+    assert sum(hubs_u.values()) == pytest.approx(1.0) and hubs_u[0] > hubs_u[1]
+
+
+def test_cluster_terms():
+    assert nav.normalise_dsim({-1: 5.0, 0: 1.0, 1: 3.0}) == {-1: 0.0, 0: 0.25, 1: 0.75}
+    counts = Counter({0: 3, 1: 1, -1: 10})
+    assert nav.balance(counts, 0) == pytest.approx(1 - 3 / 5)
+    values = nav.ucc_cluster_values({0: 0.5, 1: 0.5}, {0: 0.25, 1: 0.75}, counts)
+    assert values[1] > values[0]
+    assert nav.ucc_cluster_values({0: 0.5}, {0: 0.25}, Counter(), "info_only") == {0: 0.5}
+    assert nav.score_row({0: 0.5, 1: 0.5}, {0: 1.0, 1: 0.0}) == 0.5
+    assert nav.entropy({"a": 1, "b": 1}) == 1.0
+    with pytest.raises(ValueError):
+        nav.ucc_cluster_values({}, {}, Counter(), "nope")
+
+
+def test_guard_replaces_a_shattering_eps():
+    urls, feats, _ = _forum()
+    tiny = SitemapLearner(method="paper", eps=1e-9).fit(feats)   # everything an outlier
+    assert tiny.outlier_share_ > 0.25
+    guarded = SitemapLearner(method="default")
+    guarded.fit(feats)
+    assert guarded.outlier_share_ <= 0.25
+    shattered = SitemapLearner(method="default", num_bins="mul", max_outlier_share=0.0)
+    shattered.fit(feats)
+    assert shattered.eps_source_ in ("histogram", "silhouette")
+
+
+def test_small_and_bad_input():
+    with pytest.raises(ValueError):
+        SitemapLearner().fit([])
+    with pytest.raises(ValueError):
+        SitemapLearner(method="magic")
+    one = SitemapLearner().fit([Counter({"/html/body/p": 1})] * 3)
+    assert one.labels_.tolist() == [0, 0, 0]
