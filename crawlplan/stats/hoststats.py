@@ -25,6 +25,13 @@ def present_classifiers(scores: DataFrame, wanted=None) -> list[str]:
     return [c for c in names if c in scores.columns]
 
 
+def active_classifiers(scores: DataFrame, classifiers: list[str]) -> list[str]:
+    """The classifiers with at least one score: a registry column left null (model not run)
+    would otherwise empty the 'scored by every classifier' core set."""
+    row = scores.select(*[F.count(F.when(F.col(c).isNotNull() & ~F.isnan(c), F.lit(1))).alias(c) for c in classifiers]).head()
+    return [c for c in classifiers if row[c] > 0]
+
+
 def long_scores(scores: DataFrame, classifiers: list[str]) -> DataFrame:
     """``surt_host_name, rev_host, host, tld, language, classifier, score`` without nulls/NaNs."""
     if not classifiers:

@@ -20,5 +20,5 @@ def run(ctx) -> dict:
     classifiers = H.present_classifiers(scores, p.get("classifiers") or None)
     long = H.long_scores(scores, classifiers)
     dists = C.score_distributions(long, H.host_language(scores))
-    pairs = C.classifier_correlations(scores, classifiers)
+    pairs = C.classifier_correlations(scores, H.active_classifiers(scores, classifiers))
     return {"correlations": corr, "score_distributions": dists, "classifier_correlations": pairs}
