@@ -289,3 +289,27 @@ def test_train_demo_from_the_demo_generator(registry, tmp_path):
     train_demo([specs[1]], conf, force=True, echo=lambda *_: None)
     assert (tmp_path / "gneissweb_sci" / "fasttext_science.bin").stat().st_mtime_ns == mtime
     assert real.endswith("gneissweb_sci/fasttext_science.bin")
+
+
+# --- transformer kind (pure parts; the models need torch and are optional) -------------------
+
+def test_transformer_score_rules(registry):
+    from crawlplan.classify.transformer import score_from_output
+
+    jql = registry["jql_edu"]
+    assert score_from_output([2.5], jql) == pytest.approx(0.5)
+    assert score_from_output([5.7], jql) == 1.0 and score_from_output([-0.3], jql) == 0.0
+    hq = registry["fineweb2_hq"]
+    assert score_from_output([0.0, 0.0], hq) == pytest.approx(0.5)
+    assert score_from_output([0.0, math.log(3.0)], hq) == pytest.approx(0.75)
+    assert score_from_output([0.0], hq) == pytest.approx(0.5)  # one logit: sigmoid
+    with pytest.raises(ValueError):
+        score_from_output([], hq)
+
+
+def test_transformer_entries_are_folders_and_never_default(registry, conf):
+    spec = registry["jql_edu"]
+    assert models.cache_path(spec, conf).endswith("/jql_edu")
+    assert spec.name not in {s.name for s in select(registry, None)}
+    st = models.status(spec, conf)
+    assert not st.present and st.source == "hf://JQL-AI/JQL-Edu-Heads"

@@ -38,9 +38,16 @@ def model_dir(conf: dict) -> str:
 
 
 def cache_path(spec: ClassifierSpec, conf: dict) -> str:
-    """Where pull and train-demo put this classifier's file."""
+    """Where pull and train-demo put this classifier's file (a folder for transformers)."""
     base = model_dir(conf).rstrip("/")
+    if spec.kind == "transformer":
+        return f"{base}/{spec.name}"
     return f"{base}/{spec.name}/{spec.file or 'model.bin'}"
+
+
+def present(spec: ClassifierSpec, path: str) -> bool:
+    p = Path(local(path))
+    return p.is_dir() and any(p.iterdir()) if spec.kind == "transformer" else p.is_file()
 
 
 def model_path(spec: ClassifierSpec, conf: dict) -> str:
@@ -98,6 +105,8 @@ def check_pin(spec: ClassifierSpec, path: str) -> str:
     """
     if not spec.sha256:
         return "unpinned"
+    if spec.kind == "transformer":
+        return "pinned (folder, not checked)"
     if is_remote(path):
         return "pinned (remote, not checked)"
     if demo_marker(path) is not None:
@@ -135,16 +144,23 @@ class ModelStatus:
 
 def status(spec: ClassifierSpec, conf: dict, verify: bool = True) -> ModelStatus:
     path = model_path(spec, conf)
-    source = spec.path or (f"hf://{spec.hf_repo}/{spec.file}" if spec.hf_repo else "user-supplied (not set)")
-    present = size = None
+    if spec.path:
+        source = spec.path
+    elif spec.hf_repo:
+        source = f"hf://{spec.hf_repo}" + (f"/{spec.file}" if spec.file else "")
+    else:
+        source = "user-supplied (not set)"
+    found, size = False, None
     if is_remote(path):
-        present, size = False, None
         pin = "remote"
     else:
         p = Path(local(path))
-        present = p.is_file()
-        size = p.stat().st_size if present else None
-        if not present:
+        found = present(spec, path)
+        if found and p.is_dir():
+            size = sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+        elif found:
+            size = p.stat().st_size
+        if not found:
             pin = "pinned" if spec.sha256 else "unpinned"
         elif not verify:
             pin = "pinned (not checked)" if spec.sha256 else "unpinned"
@@ -153,8 +169,7 @@ def status(spec: ClassifierSpec, conf: dict, verify: bool = True) -> ModelStatus
                 pin = check_pin(spec, path)
             except ModelError:
                 pin = "PIN MISMATCH"
-    return ModelStatus(spec.name, spec.kind, source, path, bool(present), size,
-                       demo_marker(path) is not None, pin)
+    return ModelStatus(spec.name, spec.kind, source, path, found, size, demo_marker(path) is not None, pin)
 
 
 def pull(spec: ClassifierSpec, conf: dict, echo=print) -> str:
@@ -186,6 +201,10 @@ def pull(spec: ClassifierSpec, conf: dict, echo=print) -> str:
     if marker.exists() and Path(target).exists():
         os.replace(target, backup)
     try:
+        if spec.kind == "transformer":
+            from huggingface_hub import snapshot_download
+
+            return str(snapshot_download(repo_id=spec.hf_repo, local_dir=target))
         got = hf_hub_download(repo_id=spec.hf_repo, filename=spec.file or "model.bin", local_dir=str(dest))
     except Exception as exc:  # the hub raises many types: offline, 404, gated, proxy errors
         if backup.exists():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from crawlplan.classify.demo_models import DEMO_WARNING, train_demo
 from crawlplan.classify.models import (check_pin, demo_marker, is_remote, local, missing_model_error,
-                                       model_path, sha256_file)
+                                       model_path, present, sha256_file)
 from crawlplan.classify.registry import ClassifierSpec
 from crawlplan.classify.scoring import ModelRef
 
@@ -27,16 +27,16 @@ def demo_allowed(value, master: str) -> bool:
     raise ValueError(f"classify.demo_models_when_missing is '{value}'; expected true, false or auto")
 
 
-def _exists(path: str, remote_exists) -> bool:
+def _exists(spec: ClassifierSpec, path: str, remote_exists) -> bool:
     if is_remote(path):
         return bool(remote_exists(path))
-    return Path(local(path)).is_file()
+    return present(spec, path)
 
 
 def _key(spec: ClassifierSpec, path: str) -> str:
     if is_remote(path):
         return "remote"
-    if spec.sha256:
+    if spec.sha256 and spec.kind == "fasttext":
         return sha256_file(path)
     st = Path(local(path)).stat()
     return f"{st.st_size}:{st.st_mtime_ns}"
@@ -49,7 +49,7 @@ def prepare_models(specs: list[ClassifierSpec], conf: dict, *, allow_demo: bool,
     Raises naming the missing file and the pull command when a model is absent and demo models
     are not allowed (or the classifier is not fastText, or points at a user path).
     """
-    missing = [s for s in specs if not _exists(model_path(s, conf), remote_exists)]
+    missing = [s for s in specs if not _exists(s, model_path(s, conf), remote_exists)]
     trainable = [s for s in missing if allow_demo and s.kind == "fasttext" and not s.path]
     for spec in missing:
         if spec not in trainable:

@@ -40,6 +40,8 @@ class ModelRef:
         if self.ship_dir or self.ship_file:
             from pyspark import SparkFiles
 
+            if self.ship_dir and self.spec.kind == "transformer":
+                return SparkFiles.get(self.ship_dir)
             if self.ship_dir:
                 return os.path.join(SparkFiles.get(self.ship_dir), os.path.basename(self.path))
             return SparkFiles.get(self.ship_file)

@@ -44,7 +44,10 @@ def ship(spark, refs: list[ModelRef], cache_root: str) -> list[ModelRef]:
     for ref in refs:
         parent = ref.path.rsplit("/", 1)[0]
         try:
-            if ref.path.startswith(root) and parent.rsplit("/", 1)[-1] == ref.spec.name:
+            if ref.spec.kind == "transformer":  # a model folder, named after the classifier in the cache
+                sc.addFile(ref.path, recursive=True)
+                out.append(_replace(ref, ship_dir=ref.path.rstrip("/").rsplit("/", 1)[-1]))
+            elif ref.path.startswith(root) and parent.rsplit("/", 1)[-1] == ref.spec.name:
                 sc.addFile(parent, recursive=True)
                 out.append(_replace(ref, ship_dir=ref.spec.name))
             else:

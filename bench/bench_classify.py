@@ -1,0 +1,258 @@
+"""Classification throughput: crawlplan's batched mapInPandas vs a per-row Python UDF vs
+datatrove's FastTextClassifierFilter (ten filters), same ten model files, same texts, one run.
+
+    .venv/bin/python bench/bench_classify.py [--docs N] [--cores 1] [--dim 100]
+
+Corpus: the main text of /work/shared/data/realpages/realpages.warc.gz (1,171 real pages),
+extracted once with trafilatura and cached in bench/results/. Models: the ten registry entries
+trained as demo models with a larger dimension (real files cannot be downloaded here), stored
+in bench/results/models under the registry names and read by all three contenders.
+
+datatrove under numpy 2: its filter calls fastText's Python ``predict``, which ends in
+``np.array(probs, copy=False)`` and raises under numpy 2. The shim below replaces that one
+method with the same code using ``np.asarray`` (same labels, same probabilities, same C++
+call); datatrove's dependency check for the ``fasttext-numpy2-wheel`` distribution accepts
+``fasttext-wheel``, which provides the same module. The filters annotate only
+(``remove_labels=[]``, every document kept; ``None`` trips a datatrove bug). Nothing else of
+datatrove is changed.
+
+Each contender gets one untimed warm-up on a few documents (models loaded, Python workers up),
+then one timed pass over the corpus. Results go to bench/results/classify.json; the markdown
+table printed at the end is what docs/benchmarks.md records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+RESULTS = REPO / "bench" / "results"
+CORPUS = RESULTS / "realpages_texts.jsonl.gz"
+REALPAGES = Path(os.environ.get("CRAWLPLAN_SHARED_DATA", REPO.parent / "shared" / "data")) / "realpages" / \
+    "realpages.warc.gz"
+
+
+def extract_corpus() -> list[dict]:
+    """Main text of every HTML response in realpages (trafilatura, once; cached)."""
+    if CORPUS.is_file():
+        with gzip.open(CORPUS, "rt", encoding="utf-8") as fh:
+            return [json.loads(line) for line in fh]
+    import trafilatura
+    from warcio.archiveiterator import ArchiveIterator
+
+    if not REALPAGES.is_file():
+        raise SystemExit(f"corpus source {REALPAGES} not found (set CRAWLPLAN_SHARED_DATA)")
+    docs = []
+    started = time.time()
+    with open(REALPAGES, "rb") as fh:
+        for record in ArchiveIterator(fh):
+            if record.rec_type != "response":
+                continue
+            html = record.content_stream().read().decode("utf-8", "replace")
+            text = trafilatura.extract(html, favor_precision=True, include_comments=False)
+            if text and text.strip():
+                docs.append({"id": record.rec_headers.get_header("WARC-Record-ID"), "text": text})
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with gzip.open(CORPUS, "wt", encoding="utf-8") as fh:
+        for d in docs:
+            fh.write(json.dumps(d) + "\n")
+    print(f"extracted {len(docs)} texts in {time.time() - started:.0f}s -> {CORPUS}")
+    return docs
+
+
+def bench_models(dim: int):
+    """Ten models under the registry names (demo-trained, larger dim), and their specs."""
+    from crawlplan.classify.demo_models import train_demo
+    from crawlplan.classify.models import model_path
+    from crawlplan.classify.registry import load_registry, select
+    from crawlplan.conf import load_conf
+
+    model_dir = RESULTS / f"models-dim{dim}"
+    conf = load_conf("local", overrides=[f"classify.model_dir={model_dir}", f"classify.demo.dim={dim}",
+                                         "classify.demo.bucket=200000", "classify.demo.docs_per_model=2000"])
+    specs = select(load_registry(conf), None)
+    train_demo(specs, conf, echo=lambda m: print(m))
+    return conf, specs, {s.name: model_path(s, conf) for s in specs}
+
+
+# --- datatrove ------------------------------------------------------------------------------
+
+def datatrove_filters(paths: dict[str, str]):
+    import numpy as np
+    from datatrove.pipeline.filters import FastTextClassifierFilter
+    from fasttext.FastText import _FastText
+
+    def predict(self, text, k=1, threshold=0.0, on_unicode_error="strict"):
+        # fastText 0.9.2's own predict, with np.asarray in place of np.array(copy=False).
+        if text.find("\n") != -1:
+            raise ValueError("predict processes one line at a time (remove '\\n')")
+        predictions = self.f.predict(text + "\n", k, threshold, on_unicode_error)
+        probs, labels = zip(*predictions) if predictions else ([], ())
+        return labels, np.asarray(probs)
+
+    _FastText.predict = predict
+
+    # datatrove checks for the fasttext-numpy2-wheel distribution by name; fasttext-wheel provides
+    # the same `fasttext` module (with predict shimmed above).
+    FastTextClassifierFilter._requires_dependencies = [("fasttext", "fasttext-wheel"), "fasteners"]
+    # remove_labels=[]: annotate only (keep every document). With both label lists left at None,
+    # datatrove 0.10.1's model property evaluates `[] + None` and raises.
+    return [FastTextClassifierFilter(model_url=p, newline_replacement=" ", remove_labels=[])
+            for p in paths.values()]
+
+
+def run_datatrove(jsonl_dir: str, filters, logs: str) -> int:
+    from datatrove.executor import LocalPipelineExecutor
+    from datatrove.pipeline.readers import JsonlReader
+
+    seen = {"n": 0}
+
+    def count(data, rank=0, world_size=1):
+        for doc in data:
+            seen["n"] += 1
+            yield doc
+
+    pipeline = [JsonlReader(jsonl_dir, text_key="text", id_key="id"), *filters, count]
+    LocalPipelineExecutor(pipeline=pipeline, tasks=1, workers=1, logging_dir=logs,
+                          skip_completed=False).run()
+    return seen["n"]
+
+
+# --- Spark ----------------------------------------------------------------------------------
+
+def spark_session(cores: int):
+    from crawlplan.conf import load_conf
+    from crawlplan.spark import build_session
+
+    conf = load_conf("local", overrides=[f"spark.master=local[{cores}]", "spark.shuffle_partitions=2",
+                                         "spark.driver_memory=2g", "spark.log_level=ERROR"])
+    return build_session(conf, app_name="bench-classify")
+
+
+def spark_batched(spark, parquet: str, refs, batch: int) -> int:
+    from crawlplan.classify.spark_scoring import score_documents
+
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch))
+    df = spark.read.parquet(parquet)
+    out = score_documents(df, refs, max_chars=100000, keep=["record_id"])
+    out.write.format("noop").mode("overwrite").save()
+    return df.count()
+
+
+def spark_per_row(spark, parquet: str, refs) -> int:
+    """The same scoring code called once per row from a classic (pickled, non-Arrow) Python UDF."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from crawlplan.classify.fasttext_model import preprocess
+    from crawlplan.classify.scoring import get_scorer
+
+    schema = T.StructType([T.StructField(r.spec.column, T.DoubleType()) for r in refs])
+
+    def score_row(text):
+        out = []
+        for ref in refs:
+            clean, _ = preprocess(text or "", ref.spec.newlines, ref.spec.strip, 100000)
+            out.append(get_scorer(ref).score_preprocessed(clean) if clean else None)
+        return tuple(out)
+
+    udf = F.udf(score_row, schema, useArrow=False)
+    df = spark.read.parquet(parquet)
+    df.select("record_id", udf("text").alias("s")).write.format("noop").mode("overwrite").save()
+    return df.count()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--docs", type=int, default=0, help="use the first N texts (default all)")
+    ap.add_argument("--cores", type=int, default=1, help="Spark local[N] (datatrove runs one worker per core)")
+    ap.add_argument("--dim", type=int, default=100, help="embedding dim of the bench models")
+    ap.add_argument("--batch", type=int, default=2000, help="Arrow records per batch")
+    ap.add_argument("--skip-udf", action="store_true")
+    args = ap.parse_args()
+
+    docs = extract_corpus()
+    if args.docs:
+        docs = docs[: args.docs]
+    chars = sum(len(d["text"]) for d in docs)
+    conf, specs, paths = bench_models(args.dim)
+    from crawlplan.classify.prepare import prepare_models
+
+    refs, _ = prepare_models(specs, conf, allow_demo=False, remote_exists=lambda p: False)
+
+    work = Path(tempfile.mkdtemp(prefix="bench-classify-", dir=RESULTS))
+    jsonl_dir = work / "jsonl"
+    jsonl_dir.mkdir()
+    with open(jsonl_dir / "corpus.jsonl", "w", encoding="utf-8") as fh:
+        for d in docs:
+            fh.write(json.dumps(d) + "\n")
+    warm_dir = work / "jsonl-warm"
+    warm_dir.mkdir()
+    with open(warm_dir / "warm.jsonl", "w", encoding="utf-8") as fh:
+        for d in docs[:20]:
+            fh.write(json.dumps(d) + "\n")
+
+    spark = spark_session(args.cores)
+    parquet, warm_parquet = str(work / "corpus.parquet"), str(work / "warm.parquet")
+    rows = [(d["id"], d["text"]) for d in docs]
+    spark.createDataFrame(rows, "record_id string, text string").repartition(args.cores).write.parquet(parquet)
+    spark.createDataFrame(rows[:20], "record_id string, text string").repartition(args.cores) \
+        .write.parquet(warm_parquet)
+
+    results: dict = {}
+
+    def timed(name, fn, *a):
+        started = time.perf_counter()
+        n = fn(*a)
+        secs = time.perf_counter() - started
+        results[name] = {"docs": n, "seconds": round(secs, 3), "docs_per_s": round(n / secs, 2)}
+        print(f"{name:34s} {n:6d} docs {secs:8.2f}s {n / secs:9.1f} docs/s", flush=True)
+
+    filters = datatrove_filters(paths)
+    # datatrove runs with one worker per core: split the corpus so each task gets a share.
+    if args.cores > 1:
+        raise SystemExit("--cores > 1: not supported for the datatrove side in this script")
+    # warm-ups (untimed): models loaded in the Spark Python workers and in datatrove's filters
+    spark_batched(spark, warm_parquet, refs, args.batch)
+    if not args.skip_udf:
+        spark_per_row(spark, warm_parquet, refs)
+    run_datatrove(str(warm_dir), filters, str(work / "logs-warm"))
+
+    timed("crawlplan mapInPandas (batched)", spark_batched, spark, parquet, refs, args.batch)
+    if not args.skip_udf:
+        timed("per-row Python UDF", spark_per_row, spark, parquet, refs)
+    timed("datatrove FastTextClassifierFilter", run_datatrove, str(jsonl_dir), filters, str(work / "logs"))
+
+    base = results["datatrove FastTextClassifierFilter"]["docs_per_s"]
+    for name, r in results.items():
+        r["vs_datatrove"] = round(r["docs_per_s"] / base, 3)
+    meta = {
+        "command": "python bench/bench_classify.py " + " ".join(sys.argv[1:]),
+        "docs": len(docs), "chars": chars, "models": len(refs), "dim": args.dim, "cores": args.cores,
+        "batch": args.batch, "python": platform.python_version(), "cpus": os.cpu_count(),
+        "load_avg_at_end": os.getloadavg(), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "model_mb": round(sum(Path(p).stat().st_size for p in paths.values()) / 2**20, 1),
+    }
+    (RESULTS / "classify.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2))
+    print()
+    print(f"{len(docs)} texts ({chars / len(docs):.0f} chars mean), {len(refs)} models "
+          f"(dim {args.dim}, {meta['model_mb']} MB), {args.cores} core(s), load avg {meta['load_avg_at_end']}")
+    print("| contender | docs/s (10 models) | vs datatrove |")
+    print("|---|---:|---:|")
+    for name, r in results.items():
+        print(f"| {name} | {r['docs_per_s']:.1f} | {r['vs_datatrove']:.2f}x |")
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
