@@ -25,7 +25,7 @@ class SweepConfig:
     budgets: tuple[float, ...] = (0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75)
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     k: int = 3
-    sample_shares: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
+    sample_shares: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99)
     reliability_ks: tuple[int, ...] = tuple(range(1, 21))
     min_remaining: int = 5
     random_repeats: int = 5
