@@ -20,6 +20,11 @@ class ConfError(ValueError):
     pass
 
 
+# Open maps whose keys themselves contain dots (Spark settings): ``--set spark.conf.spark.x.y=1``
+# sets the key ``spark.x.y`` rather than nesting.
+FLAT_MAPS = ("spark.conf",)
+
+
 def load_yaml(path: str | Path) -> dict:
     path = Path(path)
     try:
@@ -70,6 +75,14 @@ def parse_override(item: str) -> tuple[list[str], Any]:
     return key.split("."), value
 
 
+def _flatten_into_maps(parts: list[str]) -> list[str]:
+    dotted = ".".join(parts)
+    for prefix in FLAT_MAPS:
+        if dotted.startswith(prefix + ".") and len(dotted) > len(prefix) + 1:
+            return prefix.split(".") + [dotted[len(prefix) + 1:]]
+    return parts
+
+
 def _nest(parts: list[str], value: Any) -> dict:
     out: Any = value
     for part in reversed(parts):
@@ -98,6 +111,7 @@ def load_conf(
         conf = merge(conf, load_yaml(user_file), where=str(user_file))
     for item in overrides:
         parts, value = parse_override(item)
+        parts = _flatten_into_maps(parts)
         conf = merge(conf, _nest(parts, value), where=f"--set {item}")
     return conf
 

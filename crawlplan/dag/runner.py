@@ -43,7 +43,11 @@ def code_version() -> str:
 
 
 def load_job(job: str):
-    """``job`` names a module ``crawlplan.nodes.<job>`` with a ``run(ctx)`` function."""
+    """``job`` names a module ``crawlplan.nodes.<job>`` with a ``run(ctx)`` function, or any
+    ``package.module:function`` (for extensions outside the package)."""
+    if ":" in job:
+        module_name, _, attr = job.partition(":")
+        return getattr(importlib.import_module(module_name), attr)
     module = importlib.import_module(f"crawlplan.nodes.{job}")
     return module.run
 

@@ -1,5 +1,7 @@
-"""Bytes to HTML text. Declared charsets are often wrong, so a declaration is trusted only
-if the bytes decode cleanly under it; otherwise the bytes decide."""
+"""Bytes to HTML text. Declared charsets are often wrong, so the bytes come first: a body that
+is valid UTF-8 is UTF-8 (multi-byte UTF-8 sequences almost never occur by accident in legacy
+encodings); otherwise a declaration is trusted only if the bytes decode cleanly under it, and
+failing that the bytes decide (resiliparse's detector)."""
 
 from __future__ import annotations
 
@@ -25,13 +27,15 @@ def meta_charset(body: bytes) -> str | None:
 
 def decode_html(body: bytes, declared: str | None = None) -> tuple[str, str]:
     """Return ``(text, charset_used)``. Never raises: the last resort replaces bad bytes."""
+    try:
+        return body.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
     candidates = []
     for name in (declared, meta_charset(body)):
         norm = _normalise(name)
         if norm and norm not in candidates:
             candidates.append(norm)
-    if "utf-8" not in candidates:
-        candidates.append("utf-8")
     for name in candidates:
         try:
             return body.decode(name), name

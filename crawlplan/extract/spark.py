@@ -1,0 +1,79 @@
+"""The extract stage as DataFrame transforms: one Spark task per group of WARC files.
+
+Each task runs :func:`process_warc_file` and streams rows back as Arrow record batches
+(``mapInArrow``: no pandas round trip for the text column). Documents, rejects and file rows travel in one wide intermediate frame,
+persisted once, so the WARC files are read exactly once for all three outputs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import pyarrow as pa
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from crawlplan.extract.records import ExtractSettings, process_warc_file
+
+_WIDE_COLUMNS = [
+    ("kind", T.StringType()), ("warc_file", T.StringType()), ("offset", T.LongType()),
+    ("record_id", T.StringType()), ("url", T.StringType()), ("host", T.StringType()),
+    ("surt_host_name", T.StringType()), ("rev_host", T.StringType()), ("registered_domain", T.StringType()),
+    ("tld", T.StringType()), ("crawl", T.StringType()), ("fetch_time", T.TimestampType()),
+    ("status", T.IntegerType()), ("content_type", T.StringType()), ("charset", T.StringType()),
+    ("language", T.StringType()), ("language_confidence", T.DoubleType()), ("text", T.StringType()),
+    ("text_length", T.IntegerType()), ("extractor", T.StringType()), ("stage", T.StringType()),
+    ("reason", T.StringType()), ("detail", T.StringType()), ("file_status", T.StringType()),
+    ("error", T.StringType()), ("records", T.LongType()), ("records_by_type_json", T.StringType()),
+    ("responses", T.LongType()), ("documents", T.LongType()), ("rejected", T.LongType()),
+    ("bytes", T.LongType()), ("seconds", T.DoubleType()),
+]
+WIDE_SCHEMA = T.StructType([T.StructField(n, t, True) for n, t in _WIDE_COLUMNS])
+_ARROW_TYPES = {T.StringType: pa.string(), T.LongType: pa.int64(), T.IntegerType: pa.int32(),
+                T.DoubleType: pa.float64(), T.TimestampType: pa.timestamp("us")}
+ARROW_SCHEMA = pa.schema([(n, _ARROW_TYPES[type(t)]) for n, t in _WIDE_COLUMNS])
+_BATCH_ROWS = 256
+
+
+def _extract_partition(settings: ExtractSettings):
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        buffer: list[dict] = []
+        for batch in batches:
+            for path in batch.column("warc_file").to_pylist():
+                for row in process_warc_file(path, settings):
+                    buffer.append(row)
+                    if len(buffer) >= _BATCH_ROWS:
+                        yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+                        buffer = []
+        if buffer:
+            yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+
+    return run
+
+
+def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSettings,
+                 files_per_partition: int = 1) -> DataFrame:
+    """All rows of all files; WARC files are spread evenly, ``files_per_partition`` per task."""
+    slices = max(1, math.ceil(len(paths) / max(1, files_per_partition)))
+    listing = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=slices)
+    files = spark.createDataFrame(listing, "warc_file string")
+    return files.mapInArrow(_extract_partition(settings), WIDE_SCHEMA)
+
+
+def split_outputs(wide: DataFrame) -> dict[str, DataFrame]:
+    """The wide frame -> ``documents``, ``rejects``, ``warc_files`` in their schemas' shapes."""
+    wide = wide.persist(StorageLevel.MEMORY_AND_DISK)
+    documents = wide.where(F.col("kind") == "doc").select(
+        "record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
+        "warc_file", "offset", "fetch_time", "status", "content_type", "charset", "language",
+        "language_confidence", "text", "text_length", "extractor")
+    rejects = wide.where(F.col("kind") == "reject").select(
+        "warc_file", "offset", "record_id", "url", "stage", "reason", "detail")
+    files = wide.where(F.col("kind") == "file").select(
+        "warc_file", F.col("file_status").alias("status"), "error", "records",
+        F.from_json("records_by_type_json", T.MapType(T.StringType(), T.LongType())).alias("records_by_type"),
+        "responses", "documents", "rejected", "bytes", "seconds")
+    return {"documents": documents, "rejects": rejects, "warc_files": files}

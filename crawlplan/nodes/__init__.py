@@ -1,0 +1,1 @@
+"""One module per DAG job: ``run(ctx) -> dict[str, DataFrame]`` (see DEVELOPERS.md)."""

@@ -1,0 +1,52 @@
+import pytest
+
+from crawlplan.conf import ConfError, load_conf, merge, parse_override
+
+
+def test_layers_apply_in_order(tmp_path):
+    user = tmp_path / "user.yaml"
+    user.write_text("extract:\n  extractor: resiliparse\n  timeout_s: 5\n")
+    conf = load_conf("local", user, ["extract.timeout_s=7", "spark.shuffle_partitions=3"])
+    assert conf["extract"]["extractor"] == "resiliparse"
+    assert conf["extract"]["timeout_s"] == 7
+    assert conf["spark"]["shuffle_partitions"] == 3
+    assert conf["extract"]["reader"] == "warcio"
+
+
+def test_unknown_keys_are_errors_naming_the_key(tmp_path):
+    with pytest.raises(ConfError, match="extract.extractr"):
+        load_conf("local", overrides=["extract.extractr=x"])
+    user = tmp_path / "u.yaml"
+    user.write_text("sparkk: {}\n")
+    with pytest.raises(ConfError, match="'sparkk'"):
+        load_conf("local", user)
+
+
+def test_cluster_profile_and_unknown_profile():
+    assert load_conf("cluster")["spark"]["shuffle_partitions"] == 2000
+    with pytest.raises(ConfError, match="unknown profile"):
+        load_conf("nope")
+
+
+def test_open_mappings_accept_any_key():
+    conf = load_conf("local", overrides=["spark.conf.spark.executor.memory=8g"])
+    assert conf["spark"]["conf"]["spark.executor.memory"] == "8g"
+
+
+def test_safe_loading_refuses_python_tags(tmp_path):
+    evil = tmp_path / "evil.yaml"
+    evil.write_text("run: !!python/object/apply:os.system ['echo hacked']\n")
+    with pytest.raises(ConfError):
+        load_conf("local", evil)
+
+
+def test_override_parsing():
+    assert parse_override("a.b=3") == (["a", "b"], 3)
+    assert parse_override("a=[x, y]") == (["a"], ["x", "y"])
+    with pytest.raises(ConfError):
+        parse_override("novalue")
+
+
+def test_section_cannot_become_scalar():
+    with pytest.raises(ConfError, match="is a section"):
+        merge({"a": {"b": 1}}, {"a": 5}, where="t")

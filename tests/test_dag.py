@@ -1,0 +1,124 @@
+"""Pipelines as data and the runner: order, skipping, forcing, atomic outputs, schema checks."""
+
+import json
+
+import pytest
+
+import dag_fake_jobs
+from crawlplan.conf import ConfError
+from crawlplan.dag import storage
+from crawlplan.dag.pipeline import describe, load_pipeline
+from crawlplan.dag.runner import Runner
+from crawlplan.schemas import load_schema, schema_from_dict
+
+PIPELINE = """
+name: fake
+external: {}
+nodes:
+  doubled:
+    job: "dag_fake_jobs:doubled"
+    inputs: [numbers]
+    outputs: [doubled]
+  numbers:
+    job: "dag_fake_jobs:numbers"
+    inputs: []
+    outputs: [numbers]
+    params: {n: 6}
+"""
+
+SCHEMAS = {
+    "numbers": {"dataset": "numbers", "columns": [{"name": "value", "type": "long", "nullable": False}]},
+    "doubled": {"dataset": "doubled", "columns": [{"name": "value", "type": "long", "nullable": False},
+                                                 {"name": "tag", "type": "string", "nullable": False}]},
+}
+
+
+@pytest.fixture()
+def fake(tmp_path, monkeypatch):
+    path = tmp_path / "fake.yaml"
+    path.write_text(PIPELINE)
+    real = load_schema
+
+    def fake_schema(name, schema_dir=None):
+        return schema_from_dict(SCHEMAS[name]) if name in SCHEMAS else real(name, schema_dir)
+
+    monkeypatch.setattr(storage, "load_schema", fake_schema)
+    dag_fake_jobs.CALLS.clear()
+    return load_pipeline(str(path))
+
+
+def _runner(spark, out, conf=None):
+    return Runner(spark, conf or {"run": {"progress_every_s": 0}}, str(out), echo=lambda *_: None)
+
+
+def test_topological_order_and_description(fake):
+    assert fake.order() == ["numbers", "doubled"]
+    assert fake.dependencies("doubled") == ["numbers"]
+    assert "1. numbers" in describe(fake)
+
+
+def test_cycles_and_unknown_inputs_are_rejected(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("nodes:\n  a: {inputs: [y], outputs: [x]}\n  b: {inputs: [x], outputs: [y]}\n")
+    with pytest.raises(ConfError, match="cycle"):
+        load_pipeline(str(bad))
+    bad.write_text("nodes:\n  a: {inputs: [nowhere], outputs: [x]}\n")
+    with pytest.raises(ConfError, match="'nowhere'"):
+        load_pipeline(str(bad))
+
+
+def test_main_pipeline_loads():
+    main = load_pipeline("main")
+    assert main.order()[0] == "extract"
+
+
+@pytest.mark.spark
+def test_second_run_skips_and_params_invalidate(spark, fake, tmp_path):
+    out = tmp_path / "out"
+    first = _runner(spark, out).run_pipeline(fake)
+    assert [first[n]["status"] for n in ("numbers", "doubled")] == ["ran", "ran"]
+    assert spark.read.parquet(str(out / "doubled")).count() == 6
+    marker = json.loads((out / "_markers" / "doubled.json").read_text())
+    assert marker["rows"] == {"doubled": 6}
+
+    second = _runner(spark, out).run_pipeline(fake)
+    assert {v["status"] for v in second.values()} == {"skipped"}
+    assert dag_fake_jobs.CALLS == ["numbers", "doubled"]
+
+    # --only forces one node; its downstream stays skipped only if its fingerprint is unchanged
+    _runner(spark, out).run_pipeline(fake, only="doubled")
+    assert dag_fake_jobs.CALLS[-1] == "doubled"
+    forced = _runner(spark, out).run_pipeline(fake, start="numbers")
+    assert [forced[n]["status"] for n in ("numbers", "doubled")] == ["ran", "ran"]
+
+    # a param change re-runs that node and (through the fingerprint chain) its consumers
+    changed = _runner(spark, out, {"run": {"progress_every_s": 0}, "dag_fake_jobs:numbers": {"n": 9}})
+    fake.nodes["numbers"].params.clear()
+    result = changed.run_pipeline(fake)
+    assert result["numbers"]["status"] == "ran" and result["doubled"]["status"] == "ran"
+    assert spark.read.parquet(str(out / "doubled")).count() == 9
+
+
+@pytest.mark.spark
+def test_failed_node_leaves_no_partial_output(spark, fake, tmp_path):
+    out = tmp_path / "out"
+    _runner(spark, out).run_pipeline(fake)
+    before = sorted(r.value for r in spark.read.parquet(str(out / "doubled")).collect())
+    failing = _runner(spark, out, {"run": {"progress_every_s": 0}, "dag_fake_jobs:doubled": {"fail": True}})
+    with pytest.raises(Exception, match="column 'tag' is null"):
+        failing.run_pipeline(fake, only="doubled")
+    after = sorted(r.value for r in spark.read.parquet(str(out / "doubled")).collect())
+    assert after == before
+    leftovers = list((out / "_tmp").glob("*")) if (out / "_tmp").exists() else []
+    assert leftovers == []
+
+
+@pytest.mark.spark
+def test_schema_mismatch_names_the_column(spark, fake, tmp_path, monkeypatch):
+    SCHEMAS["numbers"]["columns"][0]["type"] = "int"
+    try:
+        with pytest.raises(Exception, match="column 'value' has type bigint, schema says int"):
+            _runner(spark, tmp_path / "o").run_pipeline(fake)
+    finally:
+        SCHEMAS["numbers"]["columns"][0]["type"] = "long"
+    assert not (tmp_path / "o" / "numbers").exists()
