@@ -14,7 +14,7 @@ import shutil
 import time
 from pathlib import Path
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 WARC_PATHS = "warc.paths.gz"
 
 

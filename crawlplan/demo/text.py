@@ -25,13 +25,15 @@ CLASSIFIERS = (
 _TOPIC_OF = {"gneissweb_sci": "science", "gneissweb_edu": "education", "gneissweb_tech": "technology",
              "gneissweb_med": "medicine"}
 _SLOT = re.compile(r"\{([nNavpPk])\}")
+# Steepness of the explanatory share in latent quality (probit slope).
+_STYLE_SLOPE = 1.2
 # Share of non-English training text: the real classifiers are English-trained, with some leakage.
 _NON_ENGLISH_SHARE = 0.1
 
 
 def style_share(quality: float) -> float:
     """Probability that a paragraph is explanatory prose (vs spam) at latent quality ``quality``."""
-    return 0.5 * (1.0 + math.erf(1.6 * quality / math.sqrt(2.0)))
+    return 0.5 * (1.0 + math.erf(_STYLE_SLOPE * quality / math.sqrt(2.0)))
 
 
 def _cap(word: str) -> str:
@@ -83,16 +85,34 @@ def lq_paragraph(rng: random.Random, lang: str, topic: str) -> str:
 
 def page_paragraphs(rng: random.Random, lang: str, topic: str, quality: float,
                     n_paragraphs: int | None = None) -> list[str]:
-    """Body paragraphs of one page; better pages are longer and mostly explanatory."""
+    """Body paragraphs of one page; better pages are longer and mostly explanatory.
+
+    Sentence slots are allocated between the two styles in proportion to the style share
+    (stochastically rounded over the whole page, not one coin per slot), so the text tracks the
+    page's latent quality closely: the noise that classifiers see comes mostly from the page's
+    own quality, and their scores keep the between-host share (ICC1) of true quality.
+    """
     share = style_share(quality)
     if n_paragraphs is None:
-        n_paragraphs = 2 + sum(rng.random() < share for _ in range(6))
-    out = []
-    for _ in range(n_paragraphs):
-        if rng.random() < share:
-            out.append(hq_paragraph(rng, lang, topic))
-        else:
-            out.append(lq_paragraph(rng, lang, topic))
+        n_paragraphs = 3 + int(5 * share + rng.random())
+    sizes = [rng.randint(3, 5) for _ in range(n_paragraphs)]
+    slots = sum(sizes)
+    n_hq = min(slots, int(share * slots + rng.random()))
+    kinds = [True] * n_hq + [False] * (slots - n_hq)
+    rng.shuffle(kinds)
+    hq_templates, lq_templates = VOCAB[lang]["hq"], VOCAB[lang]["lq"]
+    end = "。" if lang == "ja" else "."
+    out, k = [], 0
+    for size in sizes:
+        sentences = []
+        for hq in kinds[k:k + size]:
+            if hq:
+                sentences.append(_fill(rng.choice(hq_templates), rng, lang, topic))
+            else:
+                line = _fill(rng.choice(lq_templates), rng, lang, topic)
+                sentences.append(line if line[-1] in "!.。！" else line + end)
+        k += size
+        out.append(_joiner(lang).join(sentences))
     return out
 
 
@@ -163,7 +183,7 @@ def labelled_texts(classifier: str, n: int, seed: int) -> list[tuple[str, str]]:
         else:
             # Quality / informativeness classifiers: curated reference text against random web text.
             topic = rng.choice(TOPICS)
-            quality = rng.uniform(0.9, 2.5) if positive else rng.gauss(-0.6, 0.9)
+            quality = rng.gauss(0.9, 0.7) if positive else rng.gauss(-0.5, 0.8)
         out.append(("__label__hq" if positive else "__label__cc", _text(rng, quality, topic)))
     rng.shuffle(out)
     return out
