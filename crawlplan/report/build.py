@@ -1,0 +1,254 @@
+"""Lay out the report page from reduced frames, the run's markers and its config.
+
+``build_html`` is pure (frames in, HTML out), so tests and ``crawlplan report`` previews run
+without Spark. Every figure is drawn inside a guard: a missing dataset shows a dashed box naming
+it, a figure that fails shows a red box with the error, and the rest of the page still renders.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import pandas as pd
+import yaml
+
+from crawlplan import __version__
+from crawlplan.report import figures_hosts as H
+from crawlplan.report import figures_source as S
+from crawlplan.report.render import CSS, Missing, banner, error_box, esc, figure_html, missing_box, need, table_html
+
+DEMO_NOTE = re.compile(r"\bdemo[ _-]?models?\b", re.IGNORECASE)
+
+
+@dataclass
+class BuildStats:
+    figures: int = 0
+    missing: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+
+class Page:
+    """Accumulates sections; ``figure``/``table`` never raise."""
+
+    def __init__(self, frames: dict):
+        self.frames = frames
+        self.parts: list[str] = []
+        self.toc: list[tuple[str, str]] = []
+        self.stats = BuildStats()
+
+    def section(self, anchor: str, title: str, intro: str = "") -> None:
+        if self.toc:
+            self.parts.append("</section>")
+        self.toc.append((anchor, title))
+        self.parts.append(f'<section id="{esc(anchor)}"><h2>{esc(title)}</h2>')
+        if intro:
+            self.parts.append(f"<p>{intro}</p>")
+
+    def h3(self, text: str) -> None:
+        self.parts.append(f"<h3>{esc(text)}</h3>")
+
+    def raw(self, html: str) -> None:
+        self.parts.append(html)
+
+    def figure(self, title: str, caption: str, fn, *args) -> None:
+        self.h3(title)
+        try:
+            self.parts.append(figure_html(fn(self.frames, *args), title, caption))
+            self.stats.figures += 1
+        except Missing as m:
+            self.stats.missing.append(m.dataset)
+            self.parts.append(missing_box(m.dataset, m.why))
+        except Exception as exc:  # a drawing bug must not cost the rest of the report
+            self.stats.failed.append(f"{title}: {type(exc).__name__}: {exc}")
+            self.parts.append(error_box(title, exc))
+
+    def table(self, title: str, name: str, dataset: str | None = None, *, columns=None, sort=None,
+              query=None, max_rows: int = 60) -> None:
+        if title:
+            self.h3(title)
+        try:
+            df = need(self.frames, name, dataset)
+            if query is not None:
+                df = query(df)
+            if columns:
+                df = df[[c for c in columns if c in df.columns]]
+            if sort:
+                df = df.sort_values(sort)
+            self.parts.append(table_html(df, max_rows=max_rows))
+        except Missing as m:
+            self.stats.missing.append(m.dataset)
+            self.parts.append(missing_box(m.dataset, m.why))
+        except Exception as exc:
+            self.stats.failed.append(f"table {title or name}: {type(exc).__name__}: {exc}")
+            self.parts.append(error_box(title or name, exc))
+
+    def html(self, header: str, banners: str) -> str:
+        nav = "".join(f'<a href="#{esc(a)}">{esc(t)}</a>' for a, t in self.toc)
+        body = "".join(self.parts) + ("</section>" if self.toc else "")
+        return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+                f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+                f"<title>crawlplan report</title><style>{CSS}</style></head><body>"
+                f"{header}{banners}<nav>{nav}</nav><main>{body}</main></body></html>")
+
+
+def demo_notes(markers: list[dict]) -> list[str]:
+    """Marker notes that say demo models produced scores: the report must not pass for real."""
+    return [f"{m.get('node')}: {n}" for m in markers for n in m.get("notes") or [] if DEMO_NOTE.search(str(n))]
+
+
+def node_table(markers: list[dict]) -> pd.DataFrame:
+    rows = []
+    for m in markers:
+        rows.append({
+            "node": m.get("node"), "job": m.get("job"), "seconds": m.get("seconds"),
+            "finished_at": m.get("finished_at"),
+            "rows written": ", ".join(f"{k}={v:,}" for k, v in (m.get("rows") or {}).items()),
+            "counters (processed, rejected, ...)": ", ".join(
+                f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in (m.get("counters") or {}).items()),
+        })
+    return pd.DataFrame(rows)
+
+
+def _inputs_table(conf: dict, markers: list[dict]) -> pd.DataFrame:
+    seen: dict[str, str] = {}
+    for key, value in (conf.get("inputs") or {}).items():
+        seen[key] = str(value) if value not in (None, "") else "(not set)"
+    for m in markers:
+        for key, value in (m.get("inputs") or {}).items():
+            if value not in (None, "", []):
+                seen[key] = str(value)
+    return pd.DataFrame({"input": list(seen), "value": list(seen.values())})
+
+
+def _run_section(page: Page, conf: dict, markers: list[dict], problems: dict[str, str]) -> None:
+    page.section("run", "Run: inputs, nodes, record and reject counts")
+    page.h3("Inputs")
+    page.raw(table_html(_inputs_table(conf, markers), max_rows=50))
+    page.h3("Nodes (from the completion markers)")
+    if markers:
+        page.raw(table_html(node_table(markers), max_rows=200))
+    else:
+        page.raw(missing_box("_markers", "has no completion markers in this run"))
+    page.table("WARC files by read status", "warc_files", columns=["status", "files", "records", "responses",
+                                                                   "documents", "rejected", "bytes", "seconds"])
+    page.table("Rejected records by stage and reason (extract)", "rejects")
+    page.table("Documents the classifiers could not score", "classify_rejects")
+    page.table("Documents by language (top 25)", "documents_by_language", "documents")
+    notes = [(m.get("node"), n) for m in markers for n in m.get("notes") or []]
+    if notes:
+        page.h3("Notes the nodes raised")
+        page.raw("<ul>" + "".join(f"<li><b>{esc(n)}</b>: {esc(t)}</li>" for n, t in notes) + "</ul>")
+    if problems:
+        page.h3("Datasets that could not be read")
+        page.raw("".join(error_box(k, ValueError(v)) for k, v in problems.items()))
+    page.raw("<details><summary>Effective configuration</summary><pre>"
+             + esc(yaml.safe_dump(conf, sort_keys=False, default_flow_style=False, width=110)) + "</pre></details>")
+
+
+def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "crawlplan run report",
+               out_dir: str = "", problems: dict[str, str] | None = None) -> tuple[str, BuildStats]:
+    page = Page(frames)
+    preferred = (conf.get("policies") or {}).get("classifier")
+    _run_section(page, conf, markers, problems or {})
+
+    page.section("rq1", "RQ1: is quality a host property?")
+    page.figure("Figure 1: ICC1 per classifier", "Between-host share of the variance of page scores "
+                "(one-way random-effects ICC1). true_quality, when present, is the demo's planted quality.", H.fig_icc)
+    page.table("ICC1 table (Table 8)", "icc", columns=["classifier", "min_docs", "hosts", "documents", "mean_docs",
+                                                        "icc1", "reliability", "correlation_ceiling"],
+               sort=["min_docs", "classifier"])
+
+    page.section("rq2", "RQ2: does centrality find quality?")
+    page.figure("Figure 2: yield against random at a 10% budget", "Hosts are fetched whole in each policy's "
+                "order; bars are the high-quality yield divided by random ordering's (dashed line = random).",
+                H.fig_yield_at_budget)
+    page.figure("Figure 9: yield across budgets", "Mean yield over seeds; the band is the min-max over runs.",
+                H.fig_yield_budgets)
+    page.figure("Figure 3: correlations by language", "Spearman of log harmonic centrality with each "
+                "classifier's host median, pooled and per primary host language; whiskers are bootstrap CIs.",
+                H.fig_correlations_by_language)
+    page.table("Correlations (Tables 4-6)", "correlations", query=lambda d: d[d["stratum_kind"] != "tld_category"]
+               if len(d) > 60 else d, columns=["metric", "classifier", "stratum_kind", "stratum", "hosts", "spearman",
+                                               "ci_low", "ci_high", "kendall", "weighted_spearman"],
+               sort=["metric", "classifier", "stratum_kind", "stratum"], max_rows=120)
+    page.table("Score distributions (Table 7)", "score_distributions", sort=["classifier", "stratum"])
+    page.table("Rank stability between graph releases (Table 2)", "rank_stability")
+
+    page.section("rq3", "RQ3: how deep to crawl each host?")
+    page.figure("Figure 4: k-sample reliability", "Spearman between the quality density of k sampled pages "
+                "and that of the host's remaining pages (band: sd over seeds).", H.fig_sample_reliability)
+    page.figure("Figure 5: depth policies across budgets", "Sampled probe pages are charged to the budget; "
+                "dashed *_free lines are the same policies with the sample known beforehand.", H.fig_depth_policies)
+    page.table("Depth policies near a 10% budget", "depth_sim", query=_near_budget,
+               columns=["population", "policy", "k", "budget_frac", "yield_mean", "vs_uniform", "share_of_oracle",
+                        "detail"])
+
+    page.section("rq4", "RQ4: does the deployed crawl follow quality?")
+    page.figure("Figure 6: coverage against quality density", "Hosts binned by crawl coverage from the host "
+                "index and quality density (log colour scale).", H.fig_coverage_density, preferred)
+    page.figure("Figure 7: where the missed high-quality pages are", "Share of the estimated uncrawled "
+                "high-quality pages in each coverage x density cell.", H.fig_missed_heatmap, preferred)
+    page.table("Coverage summary (Table 1)", "coverage_summary")
+    page.table("Missed high-quality pages by TLD (Figure 11)", "missed_by_tld",
+               query=lambda d: d.sort_values("share_of_missed", ascending=False), max_rows=30)
+    page.figure("Figure 12: classifier correlation matrix", "Pairwise document-level Spearman; red = agree, "
+                "blue = disagree.", H.fig_classifier_matrix)
+
+    page.section("budgets", "Crawl plan: per-host budgets")
+    page.figure("Budget summary", "Allocated pages by allocation reason (rank, floors, exploration, caps) "
+                "and by the hosts' primary language.", H.fig_budget_summary)
+    page.table("By policy", "budgets_by_policy", "budgets")
+    page.table("Top hosts by rank", "budgets_top", "budgets", max_rows=25)
+
+    _source_section(page)
+    header = (f"<header><h1>{esc(title)}</h1><p>crawlplan {esc(__version__)} - generated "
+              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}" + (f" - run folder {esc(out_dir)}" if out_dir else "")
+              + "</p></header>")
+    return page.html(header, _banners(markers)), page.stats
+
+
+def _near_budget(df: pd.DataFrame, budget: float = 0.1) -> pd.DataFrame:
+    target = df["budget_frac"].iloc[(df["budget_frac"] - budget).abs().argmin()]
+    return df[df["budget_frac"] == target].sort_values(["population", "yield_mean"], ascending=[True, False])
+
+
+def _source_section(page: Page) -> None:
+    page.section("source", "SOUrCe: per-site sitemaps and crawls")
+    page.table("Sitemaps", "sitemaps", max_rows=50, query=lambda d: S.sitemap_table({"sitemaps": d}))
+    try:
+        sites = S.sitemap_sites(page.frames)
+    except Missing:
+        sites = []
+    if sites:
+        page.h3("Sitemaps as graphs")
+        page.raw('<p class="note">Clusters of pages as nodes (area ~ pages, colour ~ authority); arcs are the '
+                 "cluster adjacency A[i][j], wider = more links.</p><div class=\"grid\">")
+        for site in sites:
+            try:
+                page.raw(figure_html(S.fig_sitemap_graph(page.frames, site), f"sitemap of {site}"))
+                page.stats.figures += 1
+            except Exception as exc:
+                page.stats.failed.append(f"sitemap {site}: {exc}")
+                page.raw(error_box(f"sitemap of {site}", exc))
+        page.raw("</div>")
+    elif "sitemaps" in page.frames and page.frames["sitemaps"] is not None:
+        page.raw(missing_box("sitemaps", "has no site with a learned sitemap in this run"))
+    if page.frames.get("crawl_curves") is not None:
+        page.figure("Crawl curves", "Harvest rate and recall as the simulated crawl proceeds.", S.fig_crawl_curves)
+    page.figure("Simulated crawls per site", "Final harvest rate and recall of SOUrCe against BFS (UCC crawl) "
+                "and against BFS / TPM (target crawl).", S.fig_site_eval)
+    page.table("Evaluation (long format)", "site_eval", max_rows=80, sort=["site", "task", "method", "metric"])
+    page.table("Pages and clusters per site", "page_clusters", max_rows=40)
+    page.table("Within-host plans (top 5 link patterns per site)", "host_plans", max_rows=60)
+
+
+def _banners(markers: list[dict]) -> str:
+    demo = demo_notes(markers)
+    if not demo:
+        return ""
+    items = "".join(f"<li>{esc(n)}</li>" for n in demo)
+    return banner("DEMO MODELS WERE USED: the classifier scores in this report come from small demo models "
+                  "trained on synthetic text, not the real quality classifiers. Do not read the numbers as "
+                  f"findings about real web quality.<ul>{items}</ul>", "demo")

@@ -1,0 +1,5 @@
+import sys
+
+from crawlplan.dag.entry import main
+
+sys.exit(main("report"))
