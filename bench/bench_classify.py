@@ -17,7 +17,8 @@ call); datatrove's dependency check for the ``fasttext-numpy2-wheel`` distributi
 datatrove is changed.
 
 Each contender gets one untimed warm-up on a few documents (models loaded, Python workers up),
-then one timed pass over the corpus. Results go to bench/results/classify.json; the markdown
+then ``--rounds`` timed passes over the corpus in alternating order; the best pass is reported
+(all passes are in the JSON), because on a shared machine interference only slows a pass down. Results go to bench/results/classify.json; the markdown
 table printed at the end is what docs/benchmarks.md records.
 """
 
@@ -88,6 +89,10 @@ def bench_models(dim: int):
 
 def datatrove_filters(paths: dict[str, str]):
     import numpy as np
+    from loguru import logger
+
+    logger.remove()  # datatrove logs every step's stats to the console; keep warnings only
+    logger.add(sys.stderr, level="WARNING")
     from datatrove.pipeline.filters import FastTextClassifierFilter
     from fasttext.FastText import _FastText
 
@@ -110,7 +115,7 @@ def datatrove_filters(paths: dict[str, str]):
             for p in paths.values()]
 
 
-def run_datatrove(jsonl_dir: str, filters, logs: str) -> int:
+def run_datatrove(jsonl_dir: str, filters, logs: str, collect: list | None = None) -> int:
     from datatrove.executor import LocalPipelineExecutor
     from datatrove.pipeline.readers import JsonlReader
 
@@ -119,6 +124,8 @@ def run_datatrove(jsonl_dir: str, filters, logs: str) -> int:
     def count(data, rank=0, world_size=1):
         for doc in data:
             seen["n"] += 1
+            if collect is not None:
+                collect.append((doc.id, dict(doc.metadata)))
             yield doc
 
     pipeline = [JsonlReader(jsonl_dir, text_key="text", id_key="id"), *filters, count]
@@ -178,6 +185,7 @@ def main() -> int:
     ap.add_argument("--dim", type=int, default=100, help="embedding dim of the bench models")
     ap.add_argument("--batch", type=int, default=2000, help="Arrow records per batch")
     ap.add_argument("--skip-udf", action="store_true")
+    ap.add_argument("--rounds", type=int, default=2, help="timed passes per contender (best reported)")
     args = ap.parse_args()
 
     docs = extract_corpus()
@@ -214,7 +222,10 @@ def main() -> int:
         started = time.perf_counter()
         n = fn(*a)
         secs = time.perf_counter() - started
-        results[name] = {"docs": n, "seconds": round(secs, 3), "docs_per_s": round(n / secs, 2)}
+        r = results.setdefault(name, {"docs": n, "rounds": []})
+        r["rounds"].append(round(n / secs, 2))
+        # best of the rounds: the machine is shared, and interference only ever slows a run down
+        r["docs_per_s"] = max(r["rounds"])
         print(f"{name:34s} {n:6d} docs {secs:8.2f}s {n / secs:9.1f} docs/s", flush=True)
 
     filters = datatrove_filters(paths)
@@ -227,10 +238,33 @@ def main() -> int:
         spark_per_row(spark, warm_parquet, refs)
     run_datatrove(str(warm_dir), filters, str(work / "logs-warm"))
 
-    timed("crawlplan mapInPandas (batched)", spark_batched, spark, parquet, refs, args.batch)
-    if not args.skip_udf:
-        timed("per-row Python UDF", spark_per_row, spark, parquet, refs)
-    timed("datatrove FastTextClassifierFilter", run_datatrove, str(jsonl_dir), filters, str(work / "logs"))
+    contenders = [
+        ("crawlplan mapInPandas (batched)", spark_batched, (spark, parquet, refs, args.batch)),
+        ("per-row Python UDF", spark_per_row, (spark, parquet, refs)),
+        ("datatrove FastTextClassifierFilter", run_datatrove, (str(jsonl_dir), filters, str(work / "logs"))),
+    ]
+    if args.skip_udf:
+        contenders.pop(1)
+    for rnd in range(args.rounds):
+        # alternate the order so no contender always runs first (or last) on a busy machine
+        for name, fn, fargs in (contenders if rnd % 2 == 0 else contenders[::-1]):
+            timed(name, fn, *fargs)
+
+    # Same models, same texts, same numbers: the first model (dclm) alone through datatrove vs
+    # crawlplan's score for it on the warm-up documents.
+    import pandas as pd
+
+    from crawlplan.classify.scoring import score_batch
+
+    meta_rows: list = []
+    run_datatrove(str(warm_dir), filters[:1], str(work / "logs-check"), collect=meta_rows)
+    ours = score_batch(pd.DataFrame({"record_id": [d["id"] for d in docs[:20]],
+                                     "text": [d["text"] for d in docs[:20]]}), refs[:1], 100000, ["record_id"])
+    ours = dict(zip(ours["record_id"], ours[refs[0].spec.column].astype(float)))
+    diff = max(abs(ours[i] - m["__label__hq"]) for i, m in meta_rows)
+    # Not 0: datatrove reads P(hq) from the full distribution, the anchors' rule (used here) takes
+    # 1 - P(cc) when cc is the top label, and fastText's float32 softmax sums to 1 +- 2e-5.
+    print(f"max |crawlplan - datatrove| for {refs[0].spec.name} on {len(meta_rows)} docs: {diff:.2e}")
 
     base = results["datatrove FastTextClassifierFilter"]["docs_per_s"]
     for name, r in results.items():
@@ -238,9 +272,10 @@ def main() -> int:
     meta = {
         "command": "python bench/bench_classify.py " + " ".join(sys.argv[1:]),
         "docs": len(docs), "chars": chars, "models": len(refs), "dim": args.dim, "cores": args.cores,
-        "batch": args.batch, "python": platform.python_version(), "cpus": os.cpu_count(),
+        "batch": args.batch, "rounds": args.rounds, "python": platform.python_version(), "cpus": os.cpu_count(),
         "load_avg_at_end": os.getloadavg(), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "model_mb": round(sum(Path(p).stat().st_size for p in paths.values()) / 2**20, 1),
+        "max_abs_diff_vs_datatrove": diff,
     }
     (RESULTS / "classify.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2))
     print()
