@@ -21,6 +21,16 @@ def _under_spark_submit() -> bool:
     return "SPARK_ENV_LOADED" in os.environ or "spark.master" in os.environ.get("PYSPARK_SUBMIT_ARGS", "")
 
 
+def _quiet_log4j_file() -> str | None:
+    try:
+        from crawlplan.paths import resource_dir
+
+        path = resource_dir("conf") / "log4j2.properties"
+    except FileNotFoundError:
+        return None
+    return str(path) if path.is_file() else None
+
+
 def build_session(conf: dict, app_name: str = "crawlplan"):
     from pyspark.sql import SparkSession
 
@@ -41,6 +51,11 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
     }
     if not _under_spark_submit():
         defaults["spark.executorEnv.PYSPARK_PYTHON"] = sys.executable
+        log4j = _quiet_log4j_file()
+        if log4j:
+            defaults["spark.driver.extraJavaOptions"] = (
+                f"-Dlog4j2.configurationFile=file:{log4j}")
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     driver_memory = get(conf, "spark.driver_memory")
     if driver_memory:
         defaults["spark.driver.memory"] = str(driver_memory)
