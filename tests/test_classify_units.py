@@ -313,3 +313,28 @@ def test_transformer_entries_are_folders_and_never_default(registry, conf):
     assert spec.name not in {s.name for s in select(registry, None)}
     st = models.status(spec, conf)
     assert not st.present and st.source == "hf://JQL-AI/JQL-Edu-Heads"
+
+
+# --- CLI ------------------------------------------------------------------------------------
+
+def test_models_cli_list_train_demo_and_offline_pull(tmp_path, capsys, monkeypatch):
+    from crawlplan.cli import main
+
+    sets = ["--set", f"classify.model_dir={tmp_path}", "--set", "classify.demo.docs_per_model=100",
+            "--set", "classify.demo.bucket=5000", "--set", "classify.demo.epoch=2"]
+    assert main(["models", "train-demo", "dclm", "gneissweb_med", *sets]) == 0
+    capsys.readouterr()
+    assert main(["models", "list", *sets]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line and line.split()[0] in
+             {"dclm", "gneissweb_med", "fineweb_edu", "nemotron_info"}}
+    assert " demo " in lines["dclm"] and " demo " in lines["gneissweb_med"]
+    assert " missing " in lines["fineweb_edu"] and "user-supplied" in lines["nemotron_info"]
+    assert "not real quality" in out
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import huggingface_hub.constants as hc
+
+    monkeypatch.setattr(hc, "HF_HUB_OFFLINE", True, raising=False)
+    assert main(["models", "pull", "gneissweb_med", *sets]) == 1
+    assert "pull gneissweb_med failed" in capsys.readouterr().err
+    assert main(["models", "pull", "no_such_model", *sets]) == 2

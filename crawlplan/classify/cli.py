@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def _conf(args):
@@ -69,7 +70,7 @@ def cmd_pull(args) -> int:
             print(f"  {name}: {path}")
         except ModelError as exc:
             failed += 1
-            print(f"crawlplan: error: {exc}")
+            print(f"crawlplan: error: {exc}", file=sys.stderr)
             if args.fail_fast:
                 break
     return 1 if failed else 0
