@@ -14,6 +14,7 @@ links inside one table no longer share a path.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -99,6 +100,9 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
     base_el = root.find(".//base[@href]")
     if base_el is not None:
         base = urljoin(url, base_el.get("href"))
+    # fast path for the common case: a link under the page's own origin is in the site
+    own_prefix = url.split("/", 3)[:3]
+    own_prefix = "/".join(own_prefix) + "/" if len(own_prefix) == 3 and site_of is _host else "\x00"
     all_classes = xpath_classes == "all"
     # element -> (tag-only path, feature path); None marks a skipped subtree (scripts, styles)
     paths: dict = {}
@@ -121,14 +125,25 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
             href = el.get("href")
             if not href or _SKIP_HREF.match(href):
                 continue
-            try:
-                target = normalise_url(urljoin(base, href))
-            except ValueError:
+            href = href.split("#", 1)[0].strip()   # fragments name the same page: better cache hits
+            target = _resolve(base, href) if href else None
+            if target is None:
                 continue
-            if not target.startswith(("http://", "https://")) or site_of(target) != own_site:
+            if not target.startswith(own_prefix) and site_of(target) != own_site:
                 continue
             out.links.append((f"{prefix[0]}/{_step(el, True, fallback_id=True)}", target))
     return out
+
+
+@functools.lru_cache(maxsize=200_000)
+def _resolve(base: str, href: str) -> str | None:
+    """Absolute, normalised http(s) URL of a link; cached because navigation bars repeat the
+    same hrefs on every page of a site (URL parsing dominated extraction time)."""
+    try:
+        target = normalise_url(urljoin(base, href))
+    except ValueError:
+        return None
+    return target if target.startswith(("http://", "https://")) else None
 
 
 def _host(url: str) -> str:

@@ -76,7 +76,7 @@ def build_mirror(site: str, pages: list[SitePage], *, xpath_classes: str = "none
                  site_mode: str = "host") -> Mirror:
     """Features for every page; duplicates keep the first capture, errors become rejects."""
     mirror = Mirror(site=site)
-    site_of = (lambda u: site_key(u, site_mode))
+    site_of = None if site_mode == "host" else (lambda u: site_key(u, site_mode))
     for page in sorted(pages, key=lambda p: p.order):
         url = normalise_url(page.url)
         if url in mirror.pages or url in mirror.aliases:

@@ -42,7 +42,7 @@ def _read_sites(sites: frozenset, site_mode: str, columns: list[str]):
         from crawlplan.source.features import extract, normalise_url
         from crawlplan.source.mirror import iter_site_records, site_key
 
-        site_of = (lambda u: site_key(u, site_mode))
+        site_of = None if site_mode == "host" else (lambda u: site_key(u, site_mode))
         for pdf in batches:
             for path, file_index in zip(pdf["warc_file"], pdf["file_index"]):
                 rows = []

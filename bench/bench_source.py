@@ -1,0 +1,208 @@
+"""SOUrCe benchmarks and the side-by-side site table of docs/source.md.
+
+    .venv/bin/python bench/bench_source.py timing    # training time by size, kNN pages/s
+    .venv/bin/python bench/bench_source.py sites     # every real site + demo forums, all configurations
+
+Timing: pages are the two documentation mirrors concatenated (530 + 692 = 1,222 pages); the
+2,000-page point repeats pages (marked in the output). Features are extracted once up front
+(extraction speed is reported separately), then ``SitemapLearner.fit`` (df filter, tf-idf,
+K-dist, eps, DBSCAN, kNN index) is timed for the paper and default configurations in the same
+run; the ratio is default / paper. kNN speed: ``predict`` on all pages with a 1,000-page model,
+against the MDL baseline's nearest-schema classifier as the peer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+SHARED = REPO.parent / "shared" / "data"
+RESULTS = REPO / "bench" / "results"
+SIZES = (100, 200, 500, 1000, 2000)
+
+
+def _docs_mirrors():
+    from crawlplan.source.mirror import load_mirrors
+
+    return load_mirrors([str(SHARED / "sites" / "docs.python.org.warc.gz"),
+                         str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")])
+
+
+def timing(repeats: int) -> dict:
+    from crawlplan.source.baselines import MDLClustering, link_schema
+    from crawlplan.source.features import extract
+    from crawlplan.source.learner import SitemapLearner
+    from crawlplan.source.mirror import read_site_pages
+
+    raw = read_site_pages([str(SHARED / "sites" / "docs.python.org.warc.gz"),
+                           str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")])
+    pages = [p for site in sorted(raw) for p in raw[site] if p.html]
+    t0 = time.perf_counter()
+    feats = [extract(p.url, p.html) for p in pages]
+    extract_s = time.perf_counter() - t0
+    out = {"pool_pages": len(feats), "extract_pages_per_s": len(feats) / extract_s, "fit": []}
+    print(f"feature extraction: {len(feats)} pages in {extract_s:.2f}s = {len(feats) / extract_s:.0f} pages/s")
+    print("| pages | paper fit s | default fit s | default / paper | note |")
+    print("|---:|---:|---:|---:|---|")
+    for n in SIZES:
+        X = [feats[i % len(feats)] for i in range(n)]
+        row = {"pages": n, "duplicated": n > len(feats)}
+        for method in ("paper", "default"):
+            best = float("inf")
+            for _ in range(repeats):
+                t = time.perf_counter()
+                SitemapLearner(method=method).fit(X)
+                best = min(best, time.perf_counter() - t)
+            row[method] = best
+        out["fit"].append(row)
+        note = f"pages repeat ({len(feats)} distinct)" if row["duplicated"] else ""
+        print(f"| {n} | {row['paper']:.2f} | {row['default']:.2f} | {row['default'] / row['paper']:.2f} | {note} |")
+    model = SitemapLearner(method="paper").fit(feats[:1000])
+    t = time.perf_counter()
+    model.predict(feats)
+    knn_s = time.perf_counter() - t
+    schemas = [link_schema(f.links) for f in feats]
+    mdl = MDLClustering().fit(schemas[:1000])
+    t = time.perf_counter()
+    mdl.predict(schemas)
+    mdl_s = time.perf_counter() - t
+    out["knn_pages_per_s"] = len(feats) / knn_s
+    out["mdl_pages_per_s"] = len(feats) / mdl_s
+    print(f"kNN classification (1,000-page model): {out['knn_pages_per_s']:.0f} pages/s; "
+          f"MDL nearest schema: {out['mdl_pages_per_s']:.0f} pages/s; ratio kNN / MDL "
+          f"{out['knn_pages_per_s'] / out['mdl_pages_per_s']:.2f}")
+    return out
+
+
+CONFIGS = {
+    "paper (div: NumFeats/w, authors' code)": {"method": "paper", "num_bins": "div"},
+    "paper (mul: w*NumFeats, paper text)": {"method": "paper", "num_bins": "mul"},
+    "default (guarded eps)": {"method": "default"},
+    "default guard over mul bins": {"method": "default", "num_bins": "mul"},
+}
+ALTERNATIVES = {
+    "default + class on leaf XPaths": {"method": "default", "xpath_classes": "leaf"},
+    "default + class on every step": {"method": "default", "xpath_classes": "all"},
+    "HDBSCAN (min_cluster_size 4)": {"method": "default", "clusterer": "hdbscan"},
+}
+
+
+def _sites():
+    """(site, mirror builder args, spec) for every real site and demo forum available."""
+    from crawlplan.conf import get, load_conf
+    from crawlplan.demo import ensure_demo
+    from crawlplan.paths import default_cache_dir
+    from crawlplan.source.experiment import site_specs
+    from crawlplan.source.mirror import read_site_pages
+    from crawlplan.warc.listing import resolve_inputs
+
+    params = get(load_conf("local"), "source.sitemaps")
+    demo = ensure_demo(default_cache_dir() / "demo-h300-s0", hosts=300, seed=0, echo=lambda *_: None)
+    specs = site_specs(params, demo["ground_truth"])
+    raw = {}
+    for name in ("docs.python.org", "docs.djangoproject.com"):
+        raw.update(read_site_pages([str(SHARED / "sites" / f"{name}.warc.gz")]))
+    forums = [s for s in specs if s not in raw]
+    raw.update(read_site_pages(resolve_inputs(demo["warc_paths"]), sites=set(forums)))
+    servo = read_site_pages(sorted(glob.glob(str(SHARED / "warc" / "servo" / "*.warc.gz"))))
+    return params, raw, specs, servo
+
+
+def sites(with_alternatives: bool) -> dict:
+    from crawlplan.source.experiment import evaluate_site, train_site
+    from crawlplan.source.mirror import build_mirror
+
+    warnings.filterwarnings("ignore")
+    params, raw, specs, servo = _sites()
+    configs = dict(CONFIGS, **(ALTERNATIVES if with_alternatives else {}))
+    results = []
+    for site in sorted(raw, key=lambda s: (not s.startswith("docs."), s)):
+        mirrors = {}
+        for name, cfg in configs.items():
+            p = {**params, **cfg}
+            xc = p.get("xpath_classes") or "none"
+            if xc not in mirrors:
+                mirrors[xc] = build_mirror(site, raw[site], xpath_classes=xc)
+            mirror = mirrors[xc]
+            learner, sample = train_site(mirror, p)
+            rows = evaluate_site(mirror, learner, sample, specs[site], p)
+            got = {f"{r['task']}/{r['method']}/{r['metric']}": r["value"] for r in rows}
+            results.append({"site": site, "config": name, "pages": len(mirror), "train": len(sample),
+                            "eps": learner.eps_, "eps_source": learner.eps_source_,
+                            "clusters": learner.n_clusters_, "outliers": learner.outlier_share_, **got})
+            print(json.dumps(results[-1]), file=sys.stderr)
+    servo_rows = []
+    for site, pages in sorted(servo.items()):
+        m = build_mirror(site, pages)
+        if len(m) == 0:
+            continue
+        servo_rows.append({"site": site, "html_pages": len(m), "links": sum(len(f.links) for f in m.pages.values()),
+                           "apaths": len({a for f in m.pages.values() for a, _ in f.links})})
+    _print_tables(results, servo_rows)
+    return {"sites": results, "servo": servo_rows}
+
+
+def _fmt(v) -> str:
+    return "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+
+def _print_tables(results: list[dict], servo_rows: list[dict]) -> None:
+    print("\n### Clustering (training sample) and 4-fold classification precision\n")
+    print("| site | configuration | pages / trained | eps (rule) | clusters | outlier share | micro-F | macro-F "
+          "| micro purity | CV micro precision | MDL micro-F |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        eps = "-" if r["eps"] != r["eps"] else f"{r['eps']:.3f} ({r['eps_source']})"
+        print(f"| {r['site']} | {r['config']} | {r['pages']} / {r['train']} | {eps} | {r['clusters']} "
+              f"| {r['outliers']:.2f} | {_fmt(r.get('clustering/source/micro_f'))} "
+              f"| {_fmt(r.get('clustering/source/macro_f'))} | {_fmt(r.get('clustering/source/micro_purity'))} "
+              f"| {_fmt(r.get('classification/source/micro_precision'))} | {_fmt(r.get('clustering/mdl/micro_f'))} |")
+    print("\n### Crawls on the mirror (UCC budget = 25% of the mirror; target budget = target pages)\n")
+    print("| site | configuration | UCC VR BFS | UCC VR SOUrCe | UCC recall SOUrCe | UCC F SOUrCe | entropy BFS / SOUrCe "
+          "| target HR BFS | target HR SOUrCe | target HR TPM | target recall SOUrCe |")
+    print("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+    for r in results:
+        print(f"| {r['site']} | {r['config']} | {_fmt(r.get('ucc/bfs/valid_ratio'))} "
+              f"| {_fmt(r.get('ucc/source/valid_ratio'))} | {_fmt(r.get('ucc/source/recall'))} "
+              f"| {_fmt(r.get('ucc/source/f'))} | {_fmt(r.get('ucc/bfs/entropy'))} / {_fmt(r.get('ucc/source/entropy'))} "
+              f"| {_fmt(r.get('target/bfs/harvest_rate'))} | {_fmt(r.get('target/source/harvest_rate'))} "
+              f"| {_fmt(r.get('target/tpm/harvest_rate'))} | {_fmt(r.get('target/source/recall'))} |")
+    print("\n### UCC ablations (valid ratio / entropy)\n")
+    print("| site | configuration | full | no Dsim | no Balance | Info only | Dsim x Balance |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        cells = [f"{_fmt(r.get(f'ucc/{m}/valid_ratio'))} / {_fmt(r.get(f'ucc/{m}/entropy'))}"
+                 for m in ("source", "source_no_dsim", "source_no_balance", "source_info_only", "source_dsim_balance")]
+        print(f"| {r['site']} | {r['config']} | " + " | ".join(cells) + " |")
+    if servo_rows:
+        print("\n### servo recordings (home pages with sub-resources)\n")
+        print("| site | HTML pages | intra-site links | distinct Apaths |")
+        print("|---|---:|---:|---:|")
+        for r in servo_rows:
+            print(f"| {r['site']} | {r['html_pages']} | {r['links']} | {r['apaths']} |")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("timing", "sites"))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--alternatives", action="store_true", help="also the measured-and-rejected defaults")
+    args = ap.parse_args()
+    if not SHARED.is_dir():
+        print(f"shared data not found at {SHARED}", file=sys.stderr)
+        return 1
+    result = timing(args.repeats) if args.what == "timing" else sites(args.alternatives)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"source_{args.what}.json").write_text(json.dumps(result, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
