@@ -142,7 +142,7 @@ def test_beta_prior_recovers_icc_and_group_means():
     p = rng.beta(means[group] * strength, (1 - means[group]) * strength)
     k = np.full(hosts, 2)
     s = rng.binomial(k, p)
-    prior = adaptive.beta_prior(s, k, group, 2, prior_pages=20)
+    prior = adaptive.beta_prior(s, k, group, 2)
     # the pooled ICC mixes the group shift in, so it sits a little above the within-group 0.4
     assert 0.37 < prior.icc < 0.47
     assert prior.alpha / (prior.alpha + prior.beta) == pytest.approx(means, abs=0.01)
@@ -201,3 +201,12 @@ def test_summaries_have_one_row_per_policy_and_budget():
     assert (o[o.policy == "random"].n_runs == 4).all()
     assert o[o.policy == "random"].multiple_of_random.round(12).eq(1.0).all()
     assert list(out["sample_reliability"].k) == [1, 2]
+
+
+def test_beta_prior_pools_groups_that_do_not_differ():
+    rng = np.random.default_rng(1)
+    group = rng.integers(0, 50, 3000)
+    s = rng.binomial(2, rng.beta(0.1, 0.9, 3000))
+    prior = adaptive.beta_prior(s, np.full(3000, 2), group, 50)
+    means = prior.alpha / (prior.alpha + prior.beta)
+    assert np.ptp(means) < 0.02   # 50 equal groups: their noisy raw means are pooled

@@ -9,7 +9,7 @@ to deepen. This policy treats each host as a beta-binomial arm:
    budget) get two pages each, charged to the budget.
    The pooled within-host correlation of their high-quality flags is the ICC (method of
    moments, the paper's RQ1 statistic); group means (language x TLD macro-category) are shrunk
-   toward the global mean with ``prior_pages`` pseudo-pages. A host of group g starts at
+   toward the global mean by how much the groups really differ (``beta_prior``). A host of group g starts at
    Beta(a_g, b_g) with a_g + b_g = (1 - ICC) / ICC.
 2. **Sequential sampling (a stopping rule).** A host is fetched page by page while the posterior
    predictive (a + s) / (a + b + t) of its next page stays above a threshold tau, so a poor
@@ -44,12 +44,16 @@ class Prior:
     mean: float
 
 
-def beta_prior(s: np.ndarray, k: np.ndarray, group: np.ndarray, n_groups: int, prior_pages: float = 20.0,
-               icc_floor: float = 0.02) -> Prior:
+def beta_prior(s: np.ndarray, k: np.ndarray, group: np.ndarray, n_groups: int, icc_floor: float = 0.02) -> Prior:
     """Beta priors per group by the method of moments: ``s`` high-quality of ``k`` sampled pages per
-    host. The ICC of the page flags sets the prior strength a + b = (1 - ICC) / ICC (for a
-    beta-binomial, ICC = 1 / (a + b + 1)); group means are shrunk to the global mean with
-    ``prior_pages`` pseudo-pages so a group seen on few pages does not get an extreme prior."""
+    host.
+
+    The ICC of the page flags sets the prior strength a + b = (1 - ICC) / ICC (for a beta-binomial,
+    ICC = 1 / (a + b + 1)). Group means are shrunk toward the global mean empirical-Bayes style:
+    weight tau^2 / (tau^2 + v_g), with v_g the sampling variance of the group's mean (binomial,
+    inflated by the design effect 1 + (pages per host - 1) ICC of clustered pages) and tau^2 the
+    between-group variance left after subtracting that noise. Groups that do not differ, or are
+    seen on few pages, fall back to the global mean instead of getting a noisy prior."""
     s = np.asarray(s, dtype=np.float64)
     k = np.asarray(k, dtype=np.float64)
     mean = float(np.clip(s.sum() / max(k.sum(), 1.0), 1e-4, 1 - 1e-4))
@@ -60,7 +64,17 @@ def beta_prior(s: np.ndarray, k: np.ndarray, group: np.ndarray, n_groups: int, p
     icc = float(min(max(icc, icc_floor), 0.95))
     s_g = np.bincount(group, weights=s, minlength=n_groups)
     k_g = np.bincount(group, weights=k, minlength=n_groups)
-    mean_g = np.clip((s_g + prior_pages * mean) / (k_g + prior_pages), 1e-4, 1 - 1e-4)
+    h_g = np.bincount(group, minlength=n_groups).astype(np.float64)
+    seen = k_g > 0
+    raw = np.divide(s_g, k_g, out=np.full(n_groups, mean), where=seen)
+    pages_per_host = np.divide(k_g, h_g, out=np.ones(n_groups), where=h_g > 0)
+    noise = np.divide(mean * (1 - mean) * (1 + (pages_per_host - 1) * icc), k_g, out=np.full(n_groups, np.inf),
+                      where=seen)
+    weights = k_g[seen] / k_g[seen].sum() if seen.any() else np.array([])
+    tau2 = max(float((weights * (raw[seen] - mean) ** 2).sum() - (weights * noise[seen]).sum()), 0.0) \
+        if seen.sum() > 1 else 0.0
+    shrink = np.where(seen, tau2 / (tau2 + noise), 0.0) if tau2 > 0 else np.zeros(n_groups)
+    mean_g = np.clip(mean + shrink * (raw - mean), 1e-4, 1 - 1e-4)
     strength = (1.0 - icc) / icc
     return Prior(alpha=mean_g * strength, beta=(1.0 - mean_g) * strength, icc=icc, mean=mean)
 
@@ -155,7 +169,7 @@ def open_order(rate_cell: np.ndarray, cell: np.ndarray, first: np.ndarray, shuff
 
 
 def adaptive_policy(pop: Population, flags, offsets, budgets, rng: np.random.Generator, *, pilot_hosts=2000,
-                    pilot_pages=2, prior_pages=20.0, use_groups=True, use_sizes=True, taus=TAUS):
+                    pilot_pages=2, use_groups=True, use_sizes=True, taus=TAUS):
     """Yield of the adaptive policy at each budget (pages); returns [(pages, hq, tau), ...] and the prior."""
     hosts = pop.hosts
     group = pop.group if use_groups else np.zeros(hosts, dtype=np.int32)
@@ -165,7 +179,7 @@ def adaptive_policy(pop: Population, flags, offsets, budgets, rng: np.random.Gen
     pilot = rng.choice(hosts, size=pilot_hosts, replace=False)
     k = np.minimum(pop.n[pilot], pilot_pages)
     s = flags_cum_prefix(flags, offsets, pilot, k)
-    prior = beta_prior(s, k, group[pilot], n_groups, prior_pages)
+    prior = beta_prior(s, k, group[pilot], n_groups)
     alpha, beta = prior.alpha[group], prior.beta[group]
     forced = np.ones(hosts, dtype=np.int64)
     forced[pilot] = pilot_pages

@@ -31,7 +31,6 @@ class AllocatorConfig:
     default_cap: int = 1_000             # cap when the host index does not know the host
     explore_share: float = 0.05          # budget reserved for hosts without a sample
     explore_pages: int = 3               # pages per explored host (the next sample)
-    prior_pages: float = 20.0            # shrinkage of group means toward the global mean
     min_share_per_language: float = 0.0  # floor for every language present
     language_floors: dict = field(default_factory=dict)      # language -> share of B
     tld_category_floors: dict = field(default_factory=dict)  # academic|commercial|... -> share of B
@@ -75,7 +74,7 @@ def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: Allocat
     lang = s.language.fillna("und").astype(str)
     cat = _category(s.tld)
     groups, gidx = np.unique((lang + "|" + cat).to_numpy(), return_inverse=True)
-    prior = beta_prior(hq, n, gidx, len(groups), cfg.prior_pages)
+    prior = beta_prior(hq, n, gidx, len(groups))
     density = hq / n
     if cfg.policy == "eb_shrinkage":
         estimate = posterior_mean(hq, n, prior.alpha[gidx], prior.beta[gidx])

@@ -95,7 +95,7 @@ def cmd_simulate_calibrated(args) -> int:
     cfg = SweepConfig(budgets=budgets, seeds=tuple(range(args.seeds)), k=int(p["k"]),
                       sample_shares=tuple(p["sample_shares"]), reliability_ks=tuple(range(1, p["reliability_k_max"] + 1)),
                       min_remaining=int(p["min_remaining"]), random_repeats=int(p["random_repeats"]),
-                      pilot_hosts=int(p["pilot_hosts"]), prior_pages=float(get(conf, "policies.prior_pages", 20.0)),
+                      pilot_hosts=int(p["pilot_hosts"]),
                       adaptive_groups=not args.no_groups, adaptive_sizes=not args.no_sizes)
     params = CalibratedParams(hosts=args.hosts, group_effect=args.group_effect)
     out = Path(args.out)

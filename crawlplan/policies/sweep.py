@@ -30,7 +30,6 @@ class SweepConfig:
     min_remaining: int = 5
     random_repeats: int = 5
     pilot_hosts: int = 2000
-    prior_pages: float = 20.0
     adaptive_groups: bool = True
     adaptive_sizes: bool = True
     ordering_policies: tuple[str, ...] = ORDERING_POLICIES
@@ -80,7 +79,7 @@ def run_seed(pop: Population, seed: int, cfg: SweepConfig) -> dict[str, list[dic
                               detail="all hosts probed" if share >= 1.0 else f"probe share {share:g}"))
     if "eb_adaptive" in cfg.depth_policies:
         results, prior = adaptive.adaptive_policy(
-            pop, flags, offsets, budgets, rng, pilot_hosts=cfg.pilot_hosts, prior_pages=cfg.prior_pages,
+            pop, flags, offsets, budgets, rng, pilot_hosts=cfg.pilot_hosts,
             use_groups=cfg.adaptive_groups, use_sizes=cfg.adaptive_sizes)
         for frac, budget, (pages, hq, tau) in zip(cfg.budgets, budgets, results):
             depth.append(dict(seed=seed, policy="eb_adaptive", budget_frac=frac, budget_pages=budget, pages=pages,

@@ -24,7 +24,6 @@ def allocator_config(p: dict) -> AllocatorConfig:
         total_budget=int(p.get("total_budget", 1_000_000)), policy=str(p.get("policy", "eb_shrinkage")),
         politeness_max=int(p.get("politeness_max", 50_000)), default_cap=int(p.get("default_cap", 1000)),
         explore_share=float(p.get("explore_share", 0.05)), explore_pages=int(p.get("explore_pages", 3)),
-        prior_pages=float(p.get("prior_pages", 20.0)),
         min_share_per_language=float(p.get("min_share_per_language", 0.0)),
         language_floors={str(k): float(v) for k, v in (p.get("language_floors") or {}).items()},
         tld_category_floors={str(k): float(v) for k, v in (p.get("tld_category_floors") or {}).items()},

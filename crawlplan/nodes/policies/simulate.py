@@ -27,7 +27,6 @@ def sweep_config(p: dict, hosts: int) -> SweepConfig:
         min_remaining=int(p.get("min_remaining", 5)),
         random_repeats=int(p.get("random_repeats", 5)),
         pilot_hosts=pilot,
-        prior_pages=float(p.get("prior_pages", 20.0)),
     )
 
 
