@@ -75,3 +75,43 @@ def test_wrong_charset_declarations_are_survived():
     sjis = "日本語のページ".encode("shift_jis")
     decoded, used = decode_html(b"<html><body><p>" + sjis + b"</p></body></html>", declared="shift_jis")
     assert "日本語" in decoded
+
+
+def test_time_limit_fires_inside_spark_python_workers(spark):
+    """The per-record limit relies on SIGALRM, which only works on a worker's main thread."""
+
+    def probe(batches):
+        import time
+
+        import pyarrow as pa
+
+        from crawlplan.extract.text import ExtractionTimeout, time_limit
+
+        for batch in batches:
+            outcome = []
+            for _ in batch.column("id").to_pylist():
+                try:
+                    with time_limit(0.2):
+                        time.sleep(5)
+                    outcome.append("finished")
+                except ExtractionTimeout:
+                    outcome.append("timeout")
+            yield pa.RecordBatch.from_pydict({"outcome": outcome})
+
+    rows = spark.range(2).mapInArrow(probe, "outcome string").collect()
+    assert [r.outcome for r in rows] == ["timeout", "timeout"]
+
+
+def test_hanging_extraction_becomes_a_reject(monkeypatch):
+    import time
+
+    from crawlplan.extract import text as text_module
+    from crawlplan.extract.records import record_to_row
+    from crawlplan.warc.reader import RawRecord
+
+    monkeypatch.setitem(text_module.EXTRACTORS, "trafilatura", lambda html, opts: time.sleep(5) or "x")
+    rec = RawRecord(warc_file="f", offset=0, record_type="response", record_id="<id>", url="http://a.com/",
+                    date=None, http_status=200, http_headers={"content-type": "text/html"},
+                    payload=b"<html><body><p>hello</p></body></html>")
+    row = record_to_row(rec, ExtractSettings(timeout_s=0.2))
+    assert row["kind"] == "reject" and row["reason"] == "extraction_timeout"

@@ -125,6 +125,8 @@ class Runner:
                 raise KeyError(f"unknown node '{start}'; nodes: {', '.join(order)}")
             forced = set(pipeline.downstream(start))
         external = dict(get(self.conf, "inputs", {}) or {})
+        # leftovers of a killed run: never visible to readers, but they take space
+        storage.delete(self.spark, storage.join(self.out_dir, "_tmp"))
         summary: dict = {}
         for i, name in enumerate(order, 1):
             node = pipeline.nodes[name]
@@ -162,6 +164,7 @@ class Runner:
                     storage.move(self.spark, ctx.files_outputs[out], storage.join(self.out_dir, out))
                 else:
                     raise ValueError(f"node '{node.name}' did not produce its declared output '{out}'")
+        self.spark.catalog.clearCache()  # nodes persist shared intermediates; release them
         elapsed = time.time() - started
         marker = {
             "node": node.name, "job": node.job, "fingerprint": fingerprint, "code_version": code_version(),
