@@ -338,3 +338,21 @@ def test_models_cli_list_train_demo_and_offline_pull(tmp_path, capsys, monkeypat
     assert main(["models", "pull", "gneissweb_med", *sets]) == 1
     assert "pull gneissweb_med failed" in capsys.readouterr().err
     assert main(["models", "pull", "no_such_model", *sets]) == 2
+
+
+def test_demo_allowed_and_distribution_choice(trained):
+    from crawlplan.classify.prepare import demo_allowed
+    from crawlplan.classify.spark_scoring import choose_distribution
+
+    assert demo_allowed("auto", "local[2]") and not demo_allowed("auto", "yarn")
+    assert demo_allowed(True, "yarn") and not demo_allowed("false", "local[*]")
+    with pytest.raises(ValueError):
+        demo_allowed("maybe", "local")
+    local_ref = ModelRef(spec=trained["dclm"].spec, path="/models/dclm/x.bin", key="k")
+    remote_ref = ModelRef(spec=trained["dclm"].spec, path="s3a://bucket/models/dclm/x.bin", key="k")
+    assert choose_distribution("auto", [local_ref], "local[2]") == "shared"
+    assert choose_distribution("auto", [local_ref], "yarn") == "addfile"
+    assert choose_distribution("auto", [local_ref, remote_ref], "local[2]") == "addfile"
+    assert choose_distribution("shared", [remote_ref], "yarn") == "shared"
+    with pytest.raises(ValueError):
+        choose_distribution("scp", [local_ref], "local")

@@ -48,6 +48,8 @@ def run(ctx) -> dict[str, DataFrame]:
         remote_exists=lambda p: storage.exists(spark, p), echo=print,
     )
     if demo:
+        print("!" * 78 + f"\n!! classify: {DEMO_WARNING.upper()} ({len(demo)} of {len(refs)} classifiers are "
+              f"demo models)\n" + "!" * 78)
         ctx.note(f"{DEMO_WARNING.upper()}: {', '.join(demo)} are demo models trained on generated text "
                  f"(run `crawlplan models pull` for the real ones)")
     if str(spark.conf.get("spark.python.worker.reuse", "true")).lower() == "false":
