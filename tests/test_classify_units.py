@@ -353,6 +353,8 @@ def test_demo_allowed_and_distribution_choice(trained):
     assert choose_distribution("auto", [local_ref], "local[2]") == "shared"
     assert choose_distribution("auto", [local_ref], "yarn") == "addfile"
     assert choose_distribution("auto", [local_ref, remote_ref], "local[2]") == "addfile"
-    assert choose_distribution("shared", [remote_ref], "yarn") == "shared"
+    assert choose_distribution("shared", [local_ref], "yarn") == "shared"
+    with pytest.raises(ValueError, match="remote filesystem"):
+        choose_distribution("shared", [remote_ref], "yarn")
     with pytest.raises(ValueError):
         choose_distribution("scp", [local_ref], "local")

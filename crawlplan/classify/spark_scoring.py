@@ -25,9 +25,13 @@ def choose_distribution(mode: str, refs: list[ModelRef], master: str) -> str:
     """auto: read in place in local mode with local files, ship with addFile otherwise."""
     if mode not in DISTRIBUTE_MODES:
         raise ValueError(f"classify.distribute is '{mode}'; expected one of {', '.join(DISTRIBUTE_MODES)}")
+    remote = [r.path for r in refs if is_remote(r.path)]
+    if mode == "shared" and remote:
+        raise ValueError(f"classify.distribute=shared reads model files in place, but {remote[0]} is on a "
+                         f"remote filesystem; use addfile (or auto)")
     if mode != "auto":
         return mode
-    if any(is_remote(r.path) for r in refs) or not (master or "").startswith("local"):
+    if remote or not (master or "").startswith("local"):
         return "addfile"
     return "shared"
 
