@@ -293,3 +293,16 @@ def test_surt_and_rev_keys_agree(truth):
     for row in pages.itertuples():
         by_host[row.host].add(row.surt_host_name)
     assert all(s == {surt_host(h)} for h, s in by_host.items())
+
+
+def test_stats_command_reports_the_planted_properties(root, truth, capsys):
+    from crawlplan.demo.stats import main, measure
+
+    hosts, pages = truth
+    m = measure(root)
+    assert m["hosts"] == len(hosts) and m["html_pages"] == len(pages)
+    assert m["icc1_true_quality"] == pytest.approx(_icc1(pages.true_quality, pages.host), abs=1e-4)
+    assert m["median_hc_english"] > m["median_hc_non_english"]
+    assert m["known_urls_total"] > m["fetched_urls_total"]
+    assert main([str(root)]) == 0 and '"icc1_true_quality"' in capsys.readouterr().out
+    assert main([]) == 2

@@ -151,3 +151,30 @@ def test_trafilatura_extracts_forum_posts(html_by_host, patterns):
         assert text, url
         first_post = lxml.html.fromstring(html).xpath('//div[@class="post-body"]/p')[0].text_content()
         assert first_post[:40] in text
+
+
+def test_a_classifier_trained_on_labelled_texts_ranks_demo_pages_by_quality(html_by_host, pages, tmp_path):
+    """What the demo models rely on: text quality in the pages is the text quality of the labels."""
+    fasttext = pytest.importorskip("fasttext")
+    from scipy.stats import spearmanr
+
+    from crawlplan.demo.text import labelled_texts
+
+    train = tmp_path / "train.txt"
+    train.write_text("".join(f"{label} {text.replace(chr(10), ' ')}\n"
+                             for label, text in labelled_texts("gneissweb_quality", 2000, seed=0)))
+    model = fasttext.train_supervised(str(train), epoch=5, wordNgrams=2, dim=32, minCount=2, verbose=0, seed=1,
+                                      thread=1)
+    docs = [(u, h) for host_docs in html_by_host.values() for u, h in host_docs
+            if pages.loc[u, "page_type"] == "article" and pages.loc[u, "language"] == "en"][::6]
+    truth, scores = [], []
+    for url, html in docs:
+        text = _extract(html)
+        if not text:
+            continue
+        # the C++ binding: fasttext-wheel's Python predict() breaks under numpy 2
+        probs = {label: p for p, label in model.f.predict(text.replace("\n", " ") + "\n", 2, 0.0, "strict")}
+        scores.append(probs.get("__label__hq", 0.0))
+        truth.append(pages.loc[url, "true_quality"])
+    assert len(scores) >= 80
+    assert spearmanr(truth, scores)[0] > 0.6

@@ -164,19 +164,6 @@ def build_web(hosts: int = 300, seed: int = 0) -> Web:
     return _build_web(hosts, seed, effect_scale=_icc_scale(first))
 
 
-def icc1_anova(groups: list[np.ndarray]) -> float:
-    """One-way random-effects ICC1 for unbalanced groups (ANOVA estimator with n0)."""
-    groups = [np.asarray(g, dtype=float) for g in groups if len(g)]
-    n = np.array([len(g) for g in groups], dtype=float)
-    k, total = len(groups), n.sum()
-    means = np.array([g.mean() for g in groups])
-    grand = np.concatenate(groups).mean()
-    msb = float((n * (means - grand) ** 2).sum() / (k - 1))
-    msw = float(sum(((g - g.mean()) ** 2).sum() for g in groups) / (total - k))
-    n0 = (total - (n ** 2).sum() / total) / (k - 1)
-    return (msb - msw) / (msb + (n0 - 1) * msw)
-
-
 def _icc_scale(web: Web) -> float:
     """Scale s of the host effects such that ICC1(s * effect + noise) == ICC1 exactly."""
     effects, noise_means, n, within = [], [], [], []
