@@ -19,7 +19,35 @@ def project_home() -> Path:
     repo = _PACKAGE_DIR.parent
     if (repo / "schemas").is_dir() and (repo / "conf").is_dir():
         return repo
+    if not _PACKAGE_DIR.is_dir():  # imported from a zip: spark-submit --py-files crawlplan-*.whl
+        return _unzipped_resources()
     return _PACKAGE_DIR / "_resources"
+
+
+def _unzipped_resources() -> Path:
+    """Files inside a zipped package cannot be globbed or opened as paths: copy the wheel's
+    ``crawlplan/_resources`` once to a folder keyed by the archive's size and mtime."""
+    import tempfile
+    import zipfile
+
+    archive = next(p for p in _PACKAGE_DIR.parents if p.is_file())
+    inner = _PACKAGE_DIR.relative_to(archive).as_posix() + "/_resources/"
+    st = archive.stat()
+    target = Path(tempfile.gettempdir()) / f"crawlplan-resources-{st.st_size}-{int(st.st_mtime)}"
+    if not (target / ".complete").is_file():
+        tmp = Path(tempfile.mkdtemp(prefix="crawlplan-resources-"))
+        with zipfile.ZipFile(archive) as zf:
+            for name in zf.namelist():
+                if name.startswith(inner) and not name.endswith("/"):
+                    dest = tmp / name[len(inner):]
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    dest.write_bytes(zf.read(name))
+        (tmp / ".complete").write_text("ok")
+        try:
+            tmp.rename(target)
+        except OSError:  # another process got there first
+            pass
+    return target if (target / ".complete").is_file() else tmp
 
 
 def resource_dir(kind: str) -> Path:

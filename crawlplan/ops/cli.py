@@ -1,0 +1,115 @@
+"""Operations verbs: ``crawlplan airflow``, ``crawlplan submit``, ``crawlplan package`` and
+``crawlplan docs datasets``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _conf_args(p) -> None:
+    p.add_argument("pipeline", nargs="?", default="main", help="pipeline name or YAML file (default main)")
+    p.add_argument("--conf", metavar="FILE", help="crawlplan config layered over the profile; shipped to the jobs")
+    p.add_argument("--profile", default="cluster", help="config profile read for the ops section (default cluster)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                   help="override a config key, e.g. --set ops.wheel=s3://bucket/crawlplan.whl")
+
+
+def register(subparsers) -> None:
+    af = subparsers.add_parser("airflow", help="write an Airflow DAG file (SparkSubmitOperator per pipeline node)")
+    _conf_args(af)
+    af.add_argument("--out", metavar="FILE", help="DAG file to write (default dags/crawlplan_<pipeline>.py)")
+    af.set_defaults(func=cmd_airflow)
+
+    sb = subparsers.add_parser("submit", help="print (or --run) the spark-submit commands in dependency order")
+    _conf_args(sb)
+    sb.add_argument("--run", action="store_true", help="run them one after another, stopping at the first failure")
+    sb.add_argument("--only", metavar="NODE", action="append", help="just these nodes (repeatable)")
+    sb.set_defaults(func=cmd_submit)
+
+    pk = subparsers.add_parser("package", help="build the wheel (--py-files) and optionally a venv archive (--archives)")
+    pk.add_argument("--out", metavar="DIR", default="dist", help="output folder (default dist/)")
+    pk.add_argument("--venv", metavar="DIR", nargs="?", const=".venv",
+                    help="also pack this virtual environment (default .venv) as crawlplan-env.tar.gz")
+    pk.set_defaults(func=cmd_package)
+
+    dc = subparsers.add_parser("docs", help="generated documentation pages")
+    dc_sub = dc.add_subparsers(dest="docs_command", required=True)
+    ds = dc_sub.add_parser("datasets", help="write docs/datasets.md from schemas/*.yaml")
+    ds.add_argument("pipeline", nargs="?", default="main")
+    ds.add_argument("--out", metavar="FILE", default="docs/datasets.md")
+    ds.add_argument("--check", action="store_true", help="exit 1 when the file is out of date instead of writing")
+    ds.set_defaults(func=cmd_docs_datasets)
+
+
+def _load(args):
+    from crawlplan.conf import load_conf
+    from crawlplan.dag.pipeline import load_pipeline
+
+    return load_pipeline(args.pipeline), load_conf(args.profile, args.conf, args.overrides)
+
+
+def cmd_airflow(args) -> int:
+    from crawlplan.ops.airflow import render_dag
+
+    pipeline, conf = _load(args)
+    text = render_dag(pipeline, conf, conf_file=args.conf or "")
+    out = Path(args.out or f"dags/crawlplan_{pipeline.name}.py")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(f"wrote {out} ({len(pipeline.nodes)} tasks: {', '.join(pipeline.order())})")
+    return 0
+
+
+def cmd_submit(args) -> int:
+    from crawlplan.ops import submit as S
+
+    pipeline, conf = _load(args)
+    cmds = S.commands(S.SubmitSpec.from_conf(conf, args.conf or ""), pipeline)
+    if args.only:
+        unknown = set(args.only) - set(pipeline.nodes)
+        if unknown:
+            raise KeyError(f"unknown node '{sorted(unknown)[0]}'; nodes: {', '.join(pipeline.order())}")
+        cmds = [(n, c) for n, c in cmds if n in args.only]
+    if not args.run:
+        print(S.render(cmds), end="")
+        return 0
+    for i, (name, cmd) in enumerate(cmds, 1):
+        print(f"[{i}/{len(cmds)}] {name}: {' '.join(cmd)}", flush=True)
+        rc = subprocess.call(cmd)
+        if rc != 0:
+            print(f"crawlplan submit: node {name} failed (exit {rc}); later nodes not started", file=sys.stderr)
+            return rc
+    return 0
+
+
+def cmd_package(args) -> int:
+    from crawlplan.ops.package import describe_usage, package
+    from crawlplan.paths import project_home
+
+    repo = project_home()
+    if not (repo / "pyproject.toml").is_file():
+        raise FileNotFoundError(f"crawlplan package runs from a source checkout; {repo} has no pyproject.toml")
+    paths = package(repo, Path(args.out), venv=Path(args.venv) if args.venv else None)
+    print(describe_usage(paths))
+    return 0
+
+
+def cmd_docs_datasets(args) -> int:
+    from crawlplan.dag.pipeline import load_pipeline
+    from crawlplan.ops.docs import render_datasets
+
+    text = render_datasets(load_pipeline(args.pipeline))
+    out = Path(args.out)
+    if args.check:
+        current = out.read_text() if out.is_file() else ""
+        if current != text:
+            print(f"{out} is out of date: run `crawlplan docs datasets`", file=sys.stderr)
+            return 1
+        print(f"{out} is up to date")
+        return 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(f"wrote {out} ({text.count(chr(10) + '## ')} sections)")
+    return 0

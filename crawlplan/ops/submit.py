@@ -1,0 +1,130 @@
+"""spark-submit command lines for a pipeline's nodes, in topological order.
+
+One function builds a node's command from the ``ops`` config section; ``crawlplan submit``
+prints or runs the list and the Airflow DAG generator passes the same pieces to
+``SparkSubmitOperator``, so a scheduled run and a hand-typed one are the same job.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from crawlplan import __version__
+from crawlplan.conf import get
+from crawlplan.dag.pipeline import Node, Pipeline
+
+
+@dataclass
+class SubmitSpec:
+    """Everything about one node's spark-submit that is not the node itself."""
+    master: str = "yarn"
+    deploy_mode: str = "cluster"
+    spark_submit: str = "spark-submit"
+    code_uri: str = "jobs"          # folder holding jobs/<node>.py as the cluster sees it
+    wheel: str = ""                 # --py-files
+    env_archive: str = ""           # --archives <archive>#environment
+    out_dir: str = "out"
+    conf_file: str = ""             # the user's crawlplan conf, shipped with --files in cluster mode
+    profile: str = "cluster"
+    executor_memory: str = ""
+    driver_memory: str = ""
+    executor_cores: int = 0
+    num_executors: int = 0
+    spark_conf: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_conf(cls, conf: dict, conf_file: str = "") -> "SubmitSpec":
+        ops = get(conf, "ops", {}) or {}
+        wheel = ops.get("wheel") or f"dist/crawlplan-{__version__}-py3-none-any.zip"
+        return cls(master=str(ops.get("master") or "yarn"), deploy_mode=str(ops.get("deploy_mode") or "cluster"),
+                   spark_submit=str(ops.get("spark_submit") or "spark-submit"),
+                   code_uri=str(ops.get("code_uri") or "jobs"), wheel=str(wheel),
+                   env_archive=str(ops.get("env_archive") or ""),
+                   out_dir=str(ops.get("out_dir") or get(conf, "run.out_dir", "out")),
+                   conf_file=conf_file, profile=str(ops.get("profile") or "cluster"),
+                   executor_memory=str(ops.get("executor_memory") or ""),
+                   driver_memory=str(ops.get("driver_memory") or ""),
+                   executor_cores=int(ops.get("executor_cores") or 0),
+                   num_executors=int(ops.get("num_executors") or 0),
+                   spark_conf={str(k): str(v) for k, v in (ops.get("spark_conf") or {}).items()})
+
+
+def job_file(spec: SubmitSpec, node: Node) -> str:
+    """``jobs/<node>.py`` under the code location (a local folder, hdfs:// or s3a:// prefix)."""
+    base = spec.code_uri.rstrip("/")
+    return f"{base}/{node.name}.py"
+
+
+def spark_conf(spec: SubmitSpec) -> dict[str, str]:
+    conf = dict(spec.spark_conf)
+    if spec.env_archive:
+        conf.setdefault("spark.pyspark.python", "./environment/bin/python")
+        if spec.deploy_mode != "cluster":  # client mode: the driver runs where spark-submit runs
+            conf.setdefault("spark.pyspark.driver.python", "python3")
+    return conf
+
+
+def application_args(spec: SubmitSpec, pipeline: Pipeline, node: Node) -> list[str]:
+    """Datasets are found under ``--output``; ``--input`` repeats it for nodes that read only
+    upstream datasets (external inputs come from the config, never from ``--input``)."""
+    args: list[str] = []
+    if not pipeline.external_inputs(node.name):
+        args += ["--input", spec.out_dir]
+    args += ["--output", spec.out_dir]
+    if spec.conf_file:
+        conf_arg = PurePosixPath(spec.conf_file).name if spec.deploy_mode == "cluster" else spec.conf_file
+        args += ["--conf", conf_arg]
+    args += ["--profile", spec.profile]
+    if pipeline.name != "main":
+        args += ["--pipeline", pipeline.name]
+    return args
+
+
+def files(spec: SubmitSpec) -> str:
+    """``--files``: in cluster mode the driver runs on a cluster node and needs the conf file
+    shipped into its working folder."""
+    return spec.conf_file if (spec.conf_file and spec.deploy_mode == "cluster") else ""
+
+
+def archives(spec: SubmitSpec) -> str:
+    return f"{spec.env_archive}#environment" if spec.env_archive else ""
+
+
+def command(spec: SubmitSpec, pipeline: Pipeline, node: Node) -> list[str]:
+    cmd = [spec.spark_submit, "--master", spec.master]
+    if spec.deploy_mode:
+        cmd += ["--deploy-mode", spec.deploy_mode]
+    cmd += ["--name", f"crawlplan-{pipeline.name}-{node.name}"]
+    if spec.wheel:
+        cmd += ["--py-files", spec.wheel]
+    if archives(spec):
+        cmd += ["--archives", archives(spec)]
+    if files(spec):
+        cmd += ["--files", files(spec)]
+    for flag, value in (("--driver-memory", spec.driver_memory), ("--executor-memory", spec.executor_memory),
+                        ("--executor-cores", spec.executor_cores), ("--num-executors", spec.num_executors)):
+        if value:
+            cmd += [flag, str(value)]
+    for key, value in sorted(spark_conf(spec).items()):
+        cmd += ["--conf", f"{key}={value}"]
+    return cmd + [job_file(spec, node)] + application_args(spec, pipeline, node)
+
+
+def commands(spec: SubmitSpec, pipeline: Pipeline) -> list[tuple[str, list[str]]]:
+    return [(name, command(spec, pipeline, pipeline.nodes[name])) for name in pipeline.order()]
+
+
+def render(cmds: list[tuple[str, list[str]]]) -> str:
+    lines = ["#!/usr/bin/env bash", "# generated by `crawlplan submit`: the pipeline's nodes in dependency order",
+             "set -euo pipefail"]
+    for i, (name, cmd) in enumerate(cmds, 1):
+        lines.append(f"\n# [{i}/{len(cmds)}] {name}")
+        groups: list[list[str]] = []
+        for token in cmd:
+            if not groups or token.startswith("--") or token.endswith(".py"):
+                groups.append([])
+            groups[-1].append(shlex.quote(token))
+        lines.append(" \\\n    ".join(" ".join(g) for g in groups))
+    return "\n".join(lines) + "\n"
