@@ -67,6 +67,19 @@ def test_interrupted_generation_never_looks_complete(tmp_path, monkeypatch):
     assert not demo.is_complete(tmp_path / "d", 20, 0)
 
 
+def test_ensure_demo_never_replaces_a_foreign_folder(tmp_path):
+    precious = tmp_path / "data"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("mine")
+    with pytest.raises(ValueError, match="not a demo crawl folder"):
+        demo.ensure_demo(precious, hosts=20, seed=0, echo=lambda *_: None)
+    assert (precious / "keep.txt").read_text() == "mine"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    demo.ensure_demo(empty, hosts=12, seed=0, echo=lambda *_: None)
+    assert demo.is_complete(empty, 12, 0)
+
+
 def test_generation_is_deterministic_and_seed_dependent(tmp_path):
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
     for path, seed in ((a, 5), (b, 5), (c, 6)):

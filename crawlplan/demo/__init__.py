@@ -88,10 +88,18 @@ def generate_demo(out_dir: str | os.PathLike, hosts: int = 300, seed: int = 0) -
 
 
 def ensure_demo(out_dir: str | os.PathLike, hosts: int = 300, seed: int = 0, echo=print) -> dict[str, str]:
-    """Generate the demo into ``out_dir`` unless its ``_SUCCESS`` marker matches; return its paths."""
+    """Generate the demo into ``out_dir`` unless its ``_SUCCESS`` marker matches; return its paths.
+
+    An existing folder is replaced only if it is an older demo (it has a ``_SUCCESS``) or empty:
+    a mistyped ``demo.dir`` must never delete someone's data. Two processes generating at once
+    both finish; the second to finish keeps the first one's complete folder.
+    """
     root = Path(out_dir).resolve()
     if is_complete(root, hosts, seed):
         return demo_paths(root)
+    if root.exists() and not (root / "_SUCCESS").is_file() and (not root.is_dir() or any(root.iterdir())):
+        raise ValueError(f"{root} exists and is not a demo crawl folder (no _SUCCESS marker); "
+                         f"choose another demo folder or remove it")
     root.parent.mkdir(parents=True, exist_ok=True)
     tmp = root.parent / f".{root.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -103,10 +111,16 @@ def ensure_demo(out_dir: str | os.PathLike, hosts: int = 300, seed: int = 0, ech
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     old = root.parent / f".{root.name}.old-{os.getpid()}"
-    if root.exists():
-        root.rename(old)
-    tmp.rename(root)
-    shutil.rmtree(old, ignore_errors=True)
+    try:
+        if root.exists():
+            root.rename(old)
+        tmp.rename(root)
+    except OSError:
+        if not is_complete(root, hosts, seed):      # not a lost race with another generator
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
     echo(f"demo crawl ready in {time.monotonic() - started:.1f}s: {summary['html_pages']} HTML pages on "
          f"{summary['hosts_crawled']} hosts in {summary['warc_files']} WARC files")
     return demo_paths(root)
