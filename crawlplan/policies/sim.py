@@ -80,15 +80,16 @@ def _outcome(pop: Population, fetched: np.ndarray, hq: float) -> Outcome:
 def policy_order(pop: Population, policy: str, rng: np.random.Generator) -> np.ndarray:
     """The host order of an ordering policy (the paper's RQ2); HC and oracle *depth* are the same
     orders, since both crawl hosts fully one after another."""
+    if policy == "random":
+        return rng.permutation(pop.hosts)
     keys = {
-        "random": lambda: rng.random(pop.hosts),
         "oracle": lambda: pop.density,
         "hc": lambda: pop.log_hc,
         "pr": lambda: pop.log_pr,
         "common_crawl": lambda: pop.cc_fetched,
     }
     if policy not in keys:
-        raise ValueError(f"unknown ordering policy '{policy}'; known: {', '.join(keys)}")
+        raise ValueError(f"unknown ordering policy '{policy}'; known: random, {', '.join(keys)}")
     key = keys[policy]()
     if key is None:
         raise ValueError(f"ordering policy '{policy}' needs a signal the population lacks")
