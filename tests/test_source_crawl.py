@@ -121,3 +121,18 @@ def test_cv_precision_and_typer(mirror):
     assert 0.9 <= got["micro_precision"] <= 1.0
     with pytest.raises(ValueError):
         PageTyper({"x": "(unclosed"})
+
+
+def test_host_plans_loader(tmp_path):
+    import pandas as pd
+
+    from crawlplan.source.plans import PLAN_COLUMNS, load_host_plans
+
+    rows = [{"site": s, "rank": r, "cluster": 0, "apath": "/a", "expected_share": 1.0 / r, "links_seen": 3.0,
+             "wanted_basis": "labels"} for s in ("b.test", "a.test") for r in (2, 1, 3)]
+    (tmp_path / "host_plans").mkdir()
+    pd.DataFrame(rows, columns=PLAN_COLUMNS).to_parquet(tmp_path / "host_plans" / "part-0.parquet")
+    got = load_host_plans(tmp_path / "host_plans", top=2)
+    assert got[["site", "rank"]].values.tolist() == [["a.test", 1], ["a.test", 2], ["b.test", 1], ["b.test", 2]]
+    with pytest.raises(FileNotFoundError):
+        load_host_plans(tmp_path / "missing")
