@@ -145,13 +145,29 @@ def write_warcs(web: Web, out_dir: Path, seed: int) -> tuple[list[str], list[Rec
                     f"conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n")
             rec = writer.create_warc_record("", "warcinfo", payload=io.BytesIO(info.encode()),
                                             warc_content_type="application/warc-fields",
-                                            warc_headers_dict={"WARC-Date": start, "WARC-Record-ID": info_id,
+                                            warc_headers_dict={"WARC-Type": "warcinfo", "WARC-Date": start,
+                                                               "WARC-Record-ID": info_id, "Content-Length": "0",
+                                                               "Content-Type": "application/warc-fields",
                                                                "WARC-Filename": rel.rsplit("/", 1)[1]})
             writer.write_record(rec)
             for t, h, kind, item in entries:
                 records.append(_write_fetch(writer, fh, rel, info_id, t, h, kind, item, ips[h.host],
                                             titles[h.host], rng, seed))
     return [rel for rel, _ in files], records
+
+
+def _ordered(kind: str, date: str, rid: str, info_id: str, concurrent: str | None, ip: str | None,
+             url: str) -> dict[str, str]:
+    """WARC headers in the order Nutch writes them; warcio replaces the placeholders in place."""
+    content_type = "application/warc-fields" if kind == "metadata" else f"application/http; msgtype={kind}"
+    headers = {"WARC-Type": kind, "WARC-Date": date, "WARC-Record-ID": rid, "Content-Length": "0",
+               "Content-Type": content_type, "WARC-Warcinfo-ID": info_id}
+    if concurrent:
+        headers["WARC-Concurrent-To"] = concurrent
+    if ip:
+        headers["WARC-IP-Address"] = ip
+    headers["WARC-Target-URI"] = url
+    return headers
 
 
 def _write_fetch(writer: WARCWriter, fh, rel: str, info_id: str, t: datetime, h: Host, kind: str, item,
@@ -177,8 +193,7 @@ def _write_fetch(writer: WARCWriter, fh, rel: str, info_id: str, t: datetime, h:
         ("Accept-Language", "en-US,en;q=0.5"), ("Accept-Encoding", "br,gzip"),
         ("Host", h.host), ("Connection", "Keep-Alive")], is_http_request=True)
     req = writer.create_warc_record(url, "request", payload=io.BytesIO(b""), http_headers=req_headers,
-                                    warc_headers_dict={"WARC-Date": date, "WARC-Record-ID": req_id,
-                                                       "WARC-Warcinfo-ID": info_id, "WARC-IP-Address": ip})
+                                    warc_headers_dict=_ordered("request", date, req_id, info_id, None, ip, url))
     writer.write_record(req)
 
     http_date = format_datetime(t - timedelta(seconds=rng.randint(1, 5)), usegmt=True)
@@ -190,9 +205,7 @@ def _write_fetch(writer: WARCWriter, fh, rel: str, info_id: str, t: datetime, h:
     resp_headers = StatusAndHeaders(f"{status} {_STATUS_TEXT[status]}", headers, protocol="HTTP/1.1")
     identified = mime
     resp = writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=resp_headers,
-                                     warc_headers_dict={"WARC-Date": date, "WARC-Record-ID": resp_id,
-                                                        "WARC-Warcinfo-ID": info_id, "WARC-Concurrent-To": req_id,
-                                                        "WARC-IP-Address": ip,
+                                     warc_headers_dict={**_ordered("response", date, resp_id, info_id, req_id, ip, url),
                                                         "WARC-Identified-Payload-Type": identified})
     offset = fh.tell()
     writer.write_record(resp)
@@ -207,9 +220,7 @@ def _write_fetch(writer: WARCWriter, fh, rel: str, info_id: str, t: datetime, h:
         fields += f"charset-detected: {h.charset}\r\nlanguages-cld2: {json.dumps(cld2, separators=(',', ':'))}\r\n"
     meta = writer.create_warc_record(url, "metadata", payload=io.BytesIO(fields.encode()),
                                      warc_content_type="application/warc-fields",
-                                     warc_headers_dict={"WARC-Date": date, "WARC-Record-ID": meta_id,
-                                                        "WARC-Warcinfo-ID": info_id,
-                                                        "WARC-Concurrent-To": resp_id})
+                                     warc_headers_dict=_ordered("metadata", date, meta_id, info_id, resp_id, None, url))
     writer.write_record(meta)
     return RecordInfo(url=url, host=h.host, warc_file=rel, offset=offset, length=length, status=status,
                       mime=mime, kind=rkind, page=page)
