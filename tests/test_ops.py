@@ -1,0 +1,139 @@
+"""Operations without a cluster: spark-submit lines, the Airflow DAG text, the wheel, the docs."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import base64
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from crawlplan.conf import load_conf
+from crawlplan.dag.pipeline import load_pipeline
+from crawlplan.ops import submit as S
+from crawlplan.ops.airflow import render_dag
+from crawlplan.ops.docs import render_datasets
+from crawlplan.ops.package import build_wheel, package
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def pipeline():
+    return load_pipeline("main")
+
+
+def test_submit_commands_follow_the_dependency_order(pipeline):
+    spec = S.SubmitSpec.from_conf(load_conf("cluster"), "conf/my-run.yaml")
+    cmds = S.commands(spec, pipeline)
+    names = [n for n, _ in cmds]
+    assert names == pipeline.order()
+    for i, name in enumerate(names):
+        assert set(pipeline.dependencies(name)) <= set(names[:i])
+    by_node = dict(cmds)
+    extract = by_node["extract"]
+    assert extract[:3] == ["spark-submit", "--master", "yarn"]
+    assert extract[extract.index("--py-files") + 1].endswith("-py3-none-any.zip")
+    assert "--input" not in extract  # external inputs come from the config, never --input
+    app = extract.index("jobs/extract.py")
+    assert extract[app + 1:] == ["--output", "out", "--conf", "my-run.yaml", "--profile", "cluster"]
+    assert extract[extract.index("--files") + 1] == "conf/my-run.yaml"  # cluster mode ships the conf
+    classify = by_node["classify"]
+    assert classify[classify.index("jobs/classify.py") + 1:][:4] == ["--input", "out", "--output", "out"]
+
+
+def test_client_mode_env_archive_and_extra_conf(pipeline):
+    conf = load_conf("cluster", overrides=["ops.deploy_mode=client", "ops.env_archive=s3a://b/env.tar.gz",
+                                           "ops.code_uri=s3a://b/jobs/", "ops.out_dir=s3a://b/run1",
+                                           "ops.spark_conf={spark.sql.shuffle.partitions: '400'}"])
+    spec = S.SubmitSpec.from_conf(conf, "/etc/crawlplan.yaml")
+    cmd = S.command(spec, pipeline, pipeline.nodes["report"])
+    assert "s3a://b/jobs/report.py" in cmd
+    assert cmd[cmd.index("--archives") + 1] == "s3a://b/env.tar.gz#environment"
+    assert "spark.pyspark.python=./environment/bin/python" in cmd
+    assert "spark.sql.shuffle.partitions=400" in cmd
+    assert "--files" not in cmd and cmd[cmd.index("--conf", cmd.index("s3a://b/jobs/report.py")) + 1] == "/etc/crawlplan.yaml"
+    assert cmd[cmd.index("--output") + 1] == "s3a://b/run1"
+
+
+def test_rendered_submit_script_is_valid_bash(pipeline, tmp_path):
+    script = tmp_path / "submit.sh"
+    script.write_text(S.render(S.commands(S.SubmitSpec.from_conf(load_conf("cluster")), pipeline)))
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+    assert script.read_text().count("spark-submit") == len(pipeline.nodes)
+
+
+def _assigned_literal(tree: ast.Module, name: str):
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"{name} not assigned")
+
+
+def test_airflow_dag_text_mirrors_the_pipeline(pipeline):
+    text = render_dag(pipeline, load_conf("cluster", overrides=["ops.schedule=@monthly"]), conf_file="run.yaml")
+    tree = ast.parse(text)
+    nodes, upstream = _assigned_literal(tree, "NODES"), _assigned_literal(tree, "UPSTREAM")
+    assert list(nodes) == pipeline.order()
+    assert upstream == {n: pipeline.dependencies(n) for n in pipeline.order()}
+    spec = S.SubmitSpec.from_conf(load_conf("cluster"), "run.yaml")
+    for name, kw in nodes.items():
+        assert kw["application"] == f"jobs/{name}.py"
+        assert kw["application_args"] == S.application_args(spec, pipeline, pipeline.nodes[name])
+    assert "schedule='@monthly'" in text and "SparkSubmitOperator" in text
+
+
+def test_wheel_carries_package_and_resources_and_is_reproducible(tmp_path):
+    a = build_wheel(REPO, tmp_path / "a")
+    b = build_wheel(REPO, tmp_path / "b")
+    assert a.read_bytes() == b.read_bytes()
+    with zipfile.ZipFile(a) as zf:
+        names = set(zf.namelist())
+        assert "crawlplan/__init__.py" in names and "crawlplan/dag/runner.py" in names
+        for kind in ("conf", "schemas", "pipelines"):
+            for f in (REPO / kind).glob("*.yaml"):
+                assert zf.read(f"crawlplan/_resources/{kind}/{f.name}") == f.read_bytes()
+        assert not any("__pycache__" in n for n in names)
+        record = zf.read("crawlplan-0.1.0.dist-info/RECORD").decode().splitlines()
+        for line in record:
+            name, digest, size = line.rsplit(",", 2)
+            if digest:
+                data = zf.read(name)
+                expect = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                assert digest == f"sha256={expect}" and int(size) == len(data)
+        meta = zf.read("crawlplan-0.1.0.dist-info/METADATA").decode()
+        assert "Requires-Dist: pyspark" in meta
+
+
+def test_package_imported_from_the_zip_finds_its_resources(tmp_path):
+    out = package(REPO, tmp_path, python=sys.executable)
+    zipped = out["py_files"]
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import crawlplan, crawlplan.paths as p;"
+            "from crawlplan.schemas import load_schema;"
+            "print(crawlplan.__file__); print(p.resource_dir('schemas')); print(load_schema('icc').names[0])")
+    proc = subprocess.run([sys.executable, "-I", "-c", code, str(zipped)], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    pkg_file, schemas, first_col = proc.stdout.split()
+    assert pkg_file.startswith(str(zipped))
+    assert not schemas.startswith(str(REPO)) and (Path(schemas) / "icc.yaml").is_file()
+    assert first_col == "classifier"
+
+
+def test_datasets_page_is_up_to_date(pipeline):
+    page = REPO / "docs" / "datasets.md"
+    assert page.is_file(), "docs/datasets.md missing: run `crawlplan docs datasets`"
+    assert page.read_text() == render_datasets(pipeline), "docs/datasets.md is stale: run `crawlplan docs datasets`"
+
+
+def test_every_job_has_a_docs_page_with_local_and_cluster_commands(pipeline):
+    for name in pipeline.order():
+        page = REPO / "docs" / "jobs" / f"{name}.md"
+        assert page.is_file(), f"docs/jobs/{name}.md missing"
+        text = page.read_text()
+        assert f"crawlplan job {name}" in text, f"docs/jobs/{name}.md lacks a local example"
+        assert f"spark-submit" in text and f"jobs/{name}.py" in text, f"docs/jobs/{name}.md lacks a cluster example"
