@@ -82,6 +82,16 @@ def test_forum_links_are_closed_and_records_in_bfs_order(html_by_host, patterns)
         assert set(depth) == known
         order = [depth[u] for u in urls]
         assert order == sorted(order)
+        # exactly the order of a BFS that follows links in document order
+        seen, queue, bfs = {entry}, deque([entry]), []
+        while queue:
+            u = queue.popleft()
+            bfs.append(u)
+            for v in graph[u]:
+                if v not in seen:
+                    seen.add(v)
+                    queue.append(v)
+        assert bfs == urls
 
 
 def test_forum_page_types_have_url_patterns_and_templates(html_by_host, patterns, pages):

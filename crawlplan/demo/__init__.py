@@ -14,7 +14,7 @@ import shutil
 import time
 from pathlib import Path
 
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 WARC_PATHS = "warc.paths.gz"
 
 

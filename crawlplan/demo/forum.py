@@ -2,9 +2,10 @@
 
 A forum is a closed mirror: every intra-site link points to a page that exists, page types have
 their own DOM templates (see ``html.py``) and URL patterns (``url_patterns``), and the crawl order
-is BFS from the entry page, as a crawler mirroring the site would store it. Thread pages are the
-user-created content (UCC); login redirects, tag and search pages are the navigation traps a
-structure-aware crawler should learn to avoid or use.
+is BFS from the entry page over the links in document order (``Page.links`` lists each page's
+intra-site links in the order the template renders them), as a crawler mirroring the site
+would store it. Thread pages are the user-created content (UCC); login redirects, tag and search
+pages are the navigation traps a structure-aware crawler should learn to avoid or use.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def build_forum(h: Host, rng: random.Random, trng: random.Random, nrng: np.rando
                      data={"board": b, "page": pg, "pages": n_pages,
                            "rows": [(t.path, t.data["title"], t.data["posts"][0]["author"], len(t.data["posts"]))
                                     for t in chunk]})
-            p.links = nav + [r[0] for r in p.data["rows"]] + [f"/u/{r[2]}" for r in p.data["rows"]] + \
+            p.links = nav + [link for r in p.data["rows"] for link in (r[0], f"/u/{r[2]}")] + \
                 [_paged(base, k) for k in range(1, n_pages + 1) if k != pg]
             pages.append(p)
             if pg == 1:
@@ -181,8 +182,8 @@ def build_forum(h: Host, rng: random.Random, trng: random.Random, nrng: np.rando
     index.data = {"boards": boards, "tags": tags, "recent": [(t.path, t.data["title"]) for t in recent],
                   "searches": [s.data["query"] for s in searches],
                   "intro": page_paragraphs(trng, h.lang, h.topic, index.quality, n_paragraphs=1)}
-    index.links = nav[1:] + [f"/tag/{t}" for t in tags] + [t.path for t in recent] + [s.path for s in searches] + \
-        [login_path("/")]
+    index.links = nav + [f"/f/{b}" for b in boards] + [f"/tag/{t}" for t in tags] + [t.path for t in recent] + \
+        [s.path for s in searches]
     for p in pages:
         p.data["nav"] = ["/"] if p.page_type == "login_redirect" else nav
     h.pages = bfs_order(pages)
