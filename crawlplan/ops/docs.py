@@ -14,7 +14,6 @@ Generated from `schemas/*.yaml` and `pipelines/{pipeline}.yaml` by `crawlplan do
 do not edit by hand (a test fails when this page and the schemas disagree). Every dataset is
 Parquet at `OUT/<dataset>/`, written atomically by the node that produces it and checked
 against its schema on write and on read. Types are Spark SQL types.
-
 """
 
 
