@@ -124,3 +124,10 @@ def test_small_and_bad_input():
         SitemapLearner(method="magic")
     one = SitemapLearner().fit([Counter({"/html/body/p": 1})] * 3)
     assert one.labels_.tolist() == [0, 0, 0]
+
+
+def test_pages_without_shared_xpaths_still_classify():
+    learner = SitemapLearner().fit([Counter(), Counter()])            # e.g. frames with no leaves
+    assert learner.n_features_ == 0
+    assert learner.predict([Counter({"/x": 3})]).tolist() == [int(learner.labels_[0])]
+    assert SitemapLearner.from_json(learner.to_json()).predict([Counter()]).tolist() == [int(learner.labels_[0])]

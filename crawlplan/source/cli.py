@@ -82,7 +82,7 @@ def _write(out: Path, name: str, rows: list[dict]) -> None:
 
 def cmd_sitemap(args) -> int:
     from crawlplan.source.experiment import site_specs
-    from crawlplan.source.tables import site_tables, sitemap_json
+    from crawlplan.source.tables import _empty_sitemap, site_tables, sitemap_json
 
     conf, params = _params(args)
     mirrors = _mirrors(args, conf, params, args.site, args.min_pages)
@@ -97,7 +97,11 @@ def cmd_sitemap(args) -> int:
     tables: dict[str, list] = {"sitemaps": [], "page_clusters": [], "site_eval": [], "host_plans": []}
     (out / "sitemap_json").mkdir(parents=True, exist_ok=True)
     for site, mirror in sorted(mirrors.items()):
-        result = site_tables(mirror, params, specs.get(site))
+        try:
+            result = site_tables(mirror, params, specs.get(site))
+        except Exception as exc:  # one odd site must not stop the others (as in the node)
+            result = {"sitemaps": [_empty_sitemap(site, len(mirror), f"learning failed: {type(exc).__name__}: {exc}")],
+                      "page_clusters": [], "site_eval": [], "host_plans": []}
         for key, rows in result.items():
             tables[key].extend(rows)
         row = result["sitemaps"][0]

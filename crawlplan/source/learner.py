@@ -239,6 +239,9 @@ class SitemapLearner:
     def _fit_knn(self) -> None:
         from sklearn.neighbors import KNeighborsClassifier
 
+        if self.n_features_ == 0:  # no XPath passed the df filter: every page looks alike
+            self._knn = None
+            return
         k = self.n_neighbors or max(1, self.min_pts - 1)
         k = min(k, self.train_vectors_.shape[0])
         self._knn = KNeighborsClassifier(n_neighbors=k, weights="distance").fit(self.train_vectors_,
@@ -271,6 +274,8 @@ class SitemapLearner:
         """Cluster labels for new pages (kNN, k = minPts - 1, distance-weighted; -1 = outlier)."""
         if not len(X):
             return np.zeros(0, dtype=int)
+        if self._knn is None:
+            return np.full(len(X), int(self.labels_[0]), dtype=int)
         return self._knn.predict(self.transform(X)).astype(int)
 
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:
