@@ -16,6 +16,7 @@ from pathlib import Path
 
 GENERATOR_VERSION = "4"
 WARC_PATHS = "warc.paths.gz"
+MIN_HOSTS = 10
 
 
 def demo_paths(out_dir: str | os.PathLike) -> dict[str, str]:
@@ -97,6 +98,8 @@ def ensure_demo(out_dir: str | os.PathLike, hosts: int = 300, seed: int = 0, ech
     root = Path(out_dir).resolve()
     if is_complete(root, hosts, seed):
         return demo_paths(root)
+    if hosts < MIN_HOSTS:
+        raise ValueError(f"the demo web needs at least {MIN_HOSTS} hosts, got {hosts}")
     if root.exists() and not (root / "_SUCCESS").is_file() and (not root.is_dir() or any(root.iterdir())):
         raise ValueError(f"{root} exists and is not a demo crawl folder (no _SUCCESS marker); "
                          f"choose another demo folder or remove it")
