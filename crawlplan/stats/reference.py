@@ -82,6 +82,25 @@ def correlation_ceiling(reliability: float) -> float:
 # ---------------------------------------------------------------- ranks and rank correlations
 
 
+def _tie_groups(x: np.ndarray) -> np.ndarray:
+    """Group id of each element in sorted order of distinct values (0 = smallest)."""
+    order = np.argsort(x, kind="mergesort")
+    xs = x[order]
+    new_group = np.empty(xs.size, dtype=bool)
+    if xs.size:
+        new_group[0] = True
+        new_group[1:] = xs[1:] != xs[:-1]
+    gid = np.empty(xs.size, dtype=np.int64)
+    gid[order] = np.cumsum(new_group) - 1
+    return gid
+
+
+def _ranks_from_groups(gid: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    per_group = np.bincount(gid, weights=counts)
+    before = np.cumsum(per_group) - per_group
+    return (before + (per_group + 1.0) / 2.0)[gid]
+
+
 def midranks(x, counts=None) -> np.ndarray:
     """1-based ranks with ties at their mean rank (as scipy's ``rankdata``).
 
@@ -90,19 +109,8 @@ def midranks(x, counts=None) -> np.ndarray:
     sample, so Pearson-with-weights of these ranks equals Spearman of the expanded sample.
     """
     x = np.asarray(x, dtype=float)
-    order = np.argsort(x, kind="mergesort")
-    xs = x[order]
-    new_group = np.empty(xs.size, dtype=bool)
-    if xs.size:
-        new_group[0] = True
-        new_group[1:] = xs[1:] != xs[:-1]
-    gid_sorted = np.cumsum(new_group) - 1
-    gid = np.empty_like(gid_sorted)
-    gid[order] = gid_sorted
     c = np.ones(x.size) if counts is None else np.asarray(counts, dtype=float)
-    per_group = np.bincount(gid, weights=c)
-    before = np.cumsum(per_group) - per_group
-    return (before + (per_group + 1.0) / 2.0)[gid]
+    return _ranks_from_groups(_tie_groups(x), c)
 
 
 def weighted_pearson(x, y, w=None) -> float:
@@ -161,11 +169,11 @@ def bootstrap_spearman(x, y, replicates: int, seed: int, alpha: float = 0.05) ->
     if n < 3 or replicates <= 0:
         return float("nan"), float("nan")
     rng = np.random.default_rng(seed)
-    p = np.full(n, 1.0 / n)
+    gx, gy = _tie_groups(x), _tie_groups(y)  # sorting once: a replicate is then O(n)
     out = np.empty(replicates)
     for b in range(replicates):
-        c = rng.multinomial(n, p).astype(float)
-        out[b] = weighted_pearson(midranks(x, c), midranks(y, c), c)
+        c = np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
+        out[b] = weighted_pearson(_ranks_from_groups(gx, c), _ranks_from_groups(gy, c), c)
     out = out[~np.isnan(out)]
     if out.size == 0:
         return float("nan"), float("nan")
