@@ -31,7 +31,8 @@ def register(subparsers) -> None:
                    help="scale of language/TLD-category quality shifts (0 = groups carry no signal)")
     c.add_argument("--min-pages", type=int, default=3,
                    help="keep hosts with at least this many pages (the paper's stricter depth inclusion)")
-    c.add_argument("--no-groups", action="store_true", help="ablation: eb_adaptive with one global prior")
+    c.add_argument("--groups", action="store_true",
+                   help="ablation: eb_adaptive with language x TLD-category priors (default: one global prior)")
     c.add_argument("--no-sizes", action="store_true", help="ablation: eb_adaptive ignores host sizes")
     c.add_argument("--out", default="out/calibrated", help="folder for CSV tables, comparison.md and PNG figures")
     c.add_argument("--no-figures", action="store_true")
@@ -96,7 +97,7 @@ def cmd_simulate_calibrated(args) -> int:
                       sample_shares=tuple(p["sample_shares"]), reliability_ks=tuple(range(1, p["reliability_k_max"] + 1)),
                       min_remaining=int(p["min_remaining"]), random_repeats=int(p["random_repeats"]),
                       pilot_hosts=int(p["pilot_hosts"]),
-                      adaptive_groups=not args.no_groups, adaptive_sizes=not args.no_sizes)
+                      adaptive_groups=args.groups, adaptive_sizes=not args.no_sizes)
     params = CalibratedParams(hosts=args.hosts, group_effect=args.group_effect)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

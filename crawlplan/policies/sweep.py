@@ -30,7 +30,7 @@ class SweepConfig:
     min_remaining: int = 5
     random_repeats: int = 5
     pilot_hosts: int = 2000
-    adaptive_groups: bool = True
+    adaptive_groups: bool = False   # measured: one global prior beats language x TLD-category priors
     adaptive_sizes: bool = True
     ordering_policies: tuple[str, ...] = ORDERING_POLICIES
     depth_policies: tuple[str, ...] = DEPTH_POLICIES
