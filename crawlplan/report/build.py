@@ -20,6 +20,19 @@ from crawlplan.report import figures_source as S
 from crawlplan.report.render import CSS, Missing, banner, error_box, esc, figure_html, missing_box, need, table_html
 
 DEMO_NOTE = re.compile(r"\bdemo[ _-]?models?\b", re.IGNORECASE)
+SECRET_KEY = re.compile(r"secret|password|passwd|token|access\.key|credential", re.IGNORECASE)
+
+
+def redact(value, key: str = ""):
+    """The config as shown on the page: values under secret-looking keys replaced (reports get
+    shared; S3 keys set through spark.conf must not travel with them)."""
+    if isinstance(value, dict):
+        return {k: redact(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, key) for v in value]
+    if value not in (None, "") and SECRET_KEY.search(key) and "provider" not in key.lower():
+        return "(redacted)"
+    return value
 
 
 @dataclass
@@ -144,7 +157,7 @@ def _run_section(page: Page, conf: dict, markers: list[dict], problems: dict[str
         page.h3("Datasets that could not be read")
         page.raw("".join(error_box(k, ValueError(v)) for k, v in problems.items()))
     page.raw("<details><summary>Effective configuration</summary><pre>"
-             + esc(yaml.safe_dump(conf, sort_keys=False, default_flow_style=False, width=110)) + "</pre></details>")
+             + esc(yaml.safe_dump(redact(conf), sort_keys=False, default_flow_style=False, width=110)) + "</pre></details>")
 
 
 def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "crawlplan run report",
