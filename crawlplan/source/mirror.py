@@ -99,18 +99,20 @@ def _wants(rec) -> bool:
 
 
 def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: str = "host",
-                      rejects: Counter | None = None):
+                      rejects: Counter | None = None, bodies: bool = True):
     """(site, record, SitePage) for the HTML responses and redirects of one WARC file.
 
     Non-HTML responses are skipped silently (sub-resources are not pages); undecodable payloads
-    and unsafe site names are counted in ``rejects``.
+    and unsafe site names are counted in ``rejects``. ``bodies=False`` judges from the headers
+    alone and never reads a payload (the counting pass): HTML pages then come with ``html=b""``.
     """
     from crawlplan.warc.reader import FileOutcome, iter_records
 
     rejects = rejects if rejects is not None else Counter()
     outcome = FileOutcome(warc_file=path)
     seq = 0
-    for rec in iter_records(path, outcome, read_payload=_wants):
+    wants = _wants if bodies else (lambda rec: False)
+    for rec in iter_records(path, outcome, read_payload=wants):
         if rec.record_type != "response" or not rec.url:
             continue
         site = site_key(rec.url, site_mode)
@@ -125,6 +127,8 @@ def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: st
             page = SitePage(rec.url, seq, status, None, normalise_url(urljoin(rec.url, location)))
         elif (rec.content_type or "") in _HTML_TYPES and rec.payload:
             page = SitePage(rec.url, seq, status, rec.payload)
+        elif not bodies and (rec.content_type or "") in _HTML_TYPES:
+            page = SitePage(rec.url, seq, status, b"")
         else:
             if rec.payload_error and (rec.content_type or "") in _HTML_TYPES:
                 rejects[f"payload_{rec.payload_error.split(':')[0]}"] += 1

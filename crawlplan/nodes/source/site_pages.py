@@ -29,7 +29,8 @@ def _count_sites(site_mode: str):
         for pdf in batches:
             for path in pdf["warc_file"]:
                 counts, rejects = Counter(), Counter()
-                for site, _, page in iter_site_records(path, site_mode=site_mode, rejects=rejects):
+                for site, _, page in iter_site_records(path, site_mode=site_mode, rejects=rejects,
+                                                       bodies=False):
                     counts[site] += page.html is not None
                 rows = [(path, s, int(n), None) for s, n in counts.items()]
                 rows.append((path, None, 0, json.dumps(rejects)))
