@@ -1,5 +1,5 @@
-"""Operations verbs: ``crawlplan airflow``, ``crawlplan submit``, ``crawlplan package`` and
-``crawlplan docs datasets``."""
+"""Operations verbs: ``crawlplan airflow``, ``crawlplan submit``, ``crawlplan package``,
+``crawlplan report-check`` and ``crawlplan docs datasets``."""
 
 from __future__ import annotations
 
@@ -33,6 +33,10 @@ def register(subparsers) -> None:
     pk.add_argument("--venv", metavar="DIR", nargs="?", const=".venv",
                     help="also pack this virtual environment (default .venv) as crawlplan-env.tar.gz")
     pk.set_defaults(func=cmd_package)
+
+    rc = subparsers.add_parser("report-check", help="open a report in headless Chromium: loads, no console errors, images drawn")
+    rc.add_argument("html", nargs="?", default="out/report/index.html")
+    rc.set_defaults(func=cmd_report_check)
 
     dc = subparsers.add_parser("docs", help="generated documentation pages")
     dc_sub = dc.add_subparsers(dest="docs_command", required=True)
@@ -113,3 +117,17 @@ def cmd_docs_datasets(args) -> int:
     out.write_text(text)
     print(f"wrote {out} ({text.count(chr(10) + '## ')} sections)")
     return 0
+
+
+def cmd_report_check(args) -> int:
+    from crawlplan.report.browser import check_in_browser, problems
+
+    if not Path(args.html).is_file():
+        raise FileNotFoundError(f"no report at {args.html}: run `crawlplan run` (node report) first")
+    result = check_in_browser(args.html)
+    found = problems(result)
+    print(f"{args.html}: {len(result.get('images', []))} images, title {result.get('title')!r}, via {result['chromium']}")
+    for line in found:
+        print(f"  problem: {line}")
+    print("clean" if not found else f"{len(found)} problem(s)")
+    return 0 if not found else 1
