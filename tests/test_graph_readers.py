@@ -127,3 +127,37 @@ def test_read_host_index_unifies_diverging_partitions(spark, tmp_path):
         hostindex.read_host_index(spark, str(root), crawls=["CC-MAIN-2099-01"])
     raw = hostindex.read_host_index(spark, str(root), crawls=["CC-MAIN-2024-10"], collapse_www=False)
     assert raw.count() == 3
+
+
+def test_key_expressions_equal_hosts_module(spark):
+    from pyspark.sql import functions as F
+
+    from crawlplan.graph.keys import normalize_rev_host, normalize_surt_host
+
+    plain = ["www.example.com", "example.com", "www.com", "WWW.Blog.Example.CO.UK", "news.bbc.co.uk",
+             "www.www.example.org", "wwwexample.com", "example.com."]
+    graph_form = [".".join(reversed(h.lower().rstrip(".").split("."))) for h in plain]  # www kept
+    df = spark.createDataFrame([(g, g.replace(".", ",")) for g in graph_form], "rev string, surt string")
+    got = df.select(normalize_rev_host(F.col("rev")).alias("r"), normalize_surt_host(F.col("surt")).alias("s")).collect()
+    assert [r.r for r in got] == [hosts.rev_host(h) for h in plain]
+    assert [r.s for r in got] == [hosts.surt_host(h) for h in plain]
+    assert all(hosts.surt_to_rev(r.s) == r.r and hosts.rev_to_surt(r.r) == r.s for r in got)
+
+
+def test_gneissweb_url_level_annotations_become_host_density(spark, tmp_path):
+    from crawlplan.graph.gneissweb import read_gneissweb
+
+    path = tmp_path / "gw.parquet"
+    pq.write_table(pa.table({
+        "url_surtkey": ["com,example,www)/a", "com,example)/b", "com,example)/c", "org,wiki:8080)/x"],
+        "crawl": ["CC-MAIN-2024-10"] * 4,
+        "fetch_time": ["2024-02-20T00:00:00Z"] * 4,
+        "in_gneissweb": [True, False, True, False],
+        "gneissweb_medical": [0.1, 0.2, 0.3, 0.9],
+    }), path)
+    rows = {r.surt_host_name: r for r in read_gneissweb(spark, str(path)).collect()}
+    ex = rows["com,example"]
+    assert (ex.pages, ex.gneissweb_pages) == (3, 2) and ex.density == pytest.approx(2 / 3)
+    assert ex.rev_host == "com.example" and ex.gneissweb_medical == pytest.approx(0.2)
+    assert ex.gneissweb_science is None
+    assert rows["org,wiki"].density == 0.0
