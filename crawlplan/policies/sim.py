@@ -176,10 +176,9 @@ def sample_then_deepen(pop: Population, cumflags: np.ndarray, offsets: np.ndarra
             full = int(np.searchsorted(cum_cap, room, side="right"))
             used = float(cum_cap[full - 1]) if full else 0.0
             hq += float(val[:full].sum())
-            deepened = full
             if full < len(deep) and room > used:
                 hq += (room - used) * val[full] / cap[full]
-                used, deepened = room, full + 1
+                used = room
             left = room - used
             probed = n_sampled
             if left > 0 and n_sampled < pop.hosts:  # deepening ran out of room: probe more hosts

@@ -8,8 +8,6 @@ of hosts is never collected.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
