@@ -25,10 +25,11 @@ def run(ctx) -> dict:
     truth = ctx.input("ground_truth", required=False)
     if truth:
         icc = icc.unionByName(_true_quality_icc(ctx, truth, scores, p))
-    all_hosts = long.select("rev_host").distinct().count()
-    kept = hs.select("rev_host").distinct().count()
-    ctx.count("hosts_scored", all_hosts)
-    ctx.count("hosts_below_min_docs", all_hosts - kept)
+    # one pass for both counters: a host is kept when any classifier reaches min_docs
+    per_host = long.groupBy("rev_host", "classifier").count().groupBy("rev_host").agg(F.max("count").alias("n"))
+    c = per_host.agg(F.count(F.lit(1)).alias("all"), F.sum((F.col("n") >= min_docs).cast("long")).alias("kept")).head()
+    ctx.count("hosts_scored", int(c["all"] or 0))
+    ctx.count("hosts_below_min_docs", int(c["all"] or 0) - int(c["kept"] or 0))
     ctx.count("classifiers", len(classifiers))
     return {"host_scores": hs, "icc": icc}
 
