@@ -20,6 +20,7 @@ _DOMAIN_CLIS = (
     "crawlplan.policies.cli",
     "crawlplan.source.cli",
     "crawlplan.ops.cli",
+    "crawlplan.stats.cli",
 )
 
 _EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
