@@ -33,7 +33,10 @@ def test_empty_dataset_is_reported_as_empty():
     frames = _frames("icc")
     frames["ordering_sim"] = synthetic.datasets()["ordering_sim"].head(0)
     html, stats = build.build_html(frames, [], CONF)
-    assert "dataset <code>ordering_sim</code> it is empty in this run" in html
+    assert "dataset <code>ordering_sim</code> is empty in this run" in html
+    frames["classify_rejects"] = synthetic.datasets()["classify_rejects"].head(0)
+    html, stats = build.build_html(frames, [], CONF)
+    assert "none: every document was scored" in html and "classify_rejects" not in stats.missing
 
 
 def test_a_broken_figure_shows_an_error_box_and_the_rest_still_renders():

@@ -78,7 +78,7 @@ class Page:
             self.parts.append(error_box(title, exc))
 
     def table(self, title: str, name: str, dataset: str | None = None, *, columns=None, sort=None,
-              query=None, max_rows: int = 60) -> None:
+              query=None, max_rows: int = 60, empty_text: str = "") -> None:
         if title:
             self.h3(title)
         try:
@@ -91,6 +91,9 @@ class Page:
                 df = df.sort_values(sort)
             self.parts.append(table_html(df, max_rows=max_rows))
         except Missing as m:
+            if empty_text and m.why and name in self.frames:  # written and empty: a result, not a gap
+                self.parts.append(f'<p class="note">{esc(empty_text)}</p>')
+                return
             self.stats.missing.append(m.dataset)
             self.parts.append(missing_box(m.dataset, m.why))
         except Exception as exc:
@@ -146,8 +149,10 @@ def _run_section(page: Page, conf: dict, markers: list[dict], problems: dict[str
         page.raw(missing_box("_markers", "has no completion markers in this run"))
     page.table("WARC files by read status", "warc_files", columns=["status", "files", "records", "responses",
                                                                    "documents", "rejected", "bytes", "seconds"])
-    page.table("Rejected records by stage and reason (extract)", "rejects")
-    page.table("Documents the classifiers could not score", "classify_rejects")
+    page.table("Rejected records by stage and reason (extract)", "rejects",
+               empty_text="none: every response record became a document")
+    page.table("Documents the classifiers could not score", "classify_rejects",
+               empty_text="none: every document was scored")
     page.table("Documents by language (top 25)", "documents_by_language", "documents")
     notes = [(m.get("node"), n) for m in markers for n in m.get("notes") or []]
     if notes:
@@ -187,7 +192,8 @@ def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "c
                                                "ci_low", "ci_high", "kendall", "weighted_spearman"],
                sort=["metric", "classifier", "stratum_kind", "stratum"], max_rows=120)
     page.table("Score distributions (Table 7)", "score_distributions", sort=["classifier", "stratum"])
-    page.table("Rank stability between graph releases (Table 2)", "rank_stability")
+    page.table("Rank stability between graph releases (Table 2)", "rank_stability",
+               empty_text="not computed: set stats.host_graph.previous_release to a second graph release")
 
     page.section("rq3", "RQ3: how deep to crawl each host?")
     page.figure("Figure 4: k-sample reliability", "Spearman between the quality density of k sampled pages "

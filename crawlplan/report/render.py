@@ -34,7 +34,7 @@ def need(frames: dict, name: str, dataset: str | None = None) -> pd.DataFrame:
     if df is None:
         raise Missing(dataset or name)
     if len(df) == 0:
-        raise Missing(dataset or name, "it is empty in this run")
+        raise Missing(dataset or name, "is empty in this run")
     return df
 
 
