@@ -147,3 +147,21 @@ def test_allocate_node_end_to_end(spark, demo_inputs):
     explore = plan[plan.policy == "explore"]
     assert len(explore) == 10 and explore.allocated_pages.sum() == 30   # 10 fresh hosts x 3 pages
     assert plan["rank"].is_unique
+
+
+def test_to_spark_types_and_nulls(spark):
+    import pandas as pd
+
+    from crawlplan.nodes.policies.common import to_spark
+    from crawlplan.schemas import check_schema, load_schema
+
+    pdf = pd.DataFrame({"surt_host_name": ["com,a", "org,b"], "registered_domain": ["a.com", None],
+                        "tld": ["com", "org"], "language": [None, "en"], "sample_size": np.array([0, 3]),
+                        "sampled_density": [np.nan, 0.5], "estimate": [0.1, 0.4],
+                        "allocated_pages": np.array([3, 10]), "rank": np.array([2, 1]),
+                        "policy": ["explore", "eb_shrinkage"], "reason": ["explore", "rank"]})
+    df = to_spark(spark, pdf, "budgets")
+    check_schema(df.schema, load_schema("budgets"))
+    rows = sorted(df.collect(), key=lambda r: r["rank"])
+    assert rows[1]["sampled_density"] is None and rows[1]["language"] is None
+    assert rows[0]["sample_size"] == 3 and rows[0]["registered_domain"] is None
