@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from crawlplan.conf import get
 from crawlplan.policies import hostdata
 from crawlplan.schemas import load_schema
 
 
 def params(ctx) -> dict:
-    """Scalar keys of ``policies`` (shared), overridden by the node's own section."""
-    shared = {k: v for k, v in (get(ctx.conf, "policies", {}) or {}).items() if not isinstance(v, dict)}
-    return {**shared, **ctx.params}
+    """The node's conf section (``policies.<node>``) with the node's pipeline params: exactly what
+    the runner fingerprints, so changing any of it reruns the node."""
+    return dict(ctx.params)
 
 
 def host_index_rows(ctx, scores, p: dict):
