@@ -16,13 +16,18 @@ TLD_CATEGORIES = ("academic", "commercial", "country-code", "nonprofit", "govern
 _GENERIC_OTHER = {"info", "biz", "io", "co", "me", "tv", "xyz", "online", "site", "top", "app", "dev", "club"}
 
 
+MAX_HOST_LENGTH = 253  # DNS; longer "hosts" are junk and would not fit a partition directory name
+
+
 def host_of(url: str) -> str:
-    """Lower-cased host of a URL without port or trailing dot; '' if there is none."""
+    """Lower-cased host of a URL without port or trailing dot; '' if there is none or it is
+    longer than DNS allows."""
     try:
         host = urlsplit(url.strip()).hostname or ""
     except ValueError:
         return ""
-    return host.rstrip(".").lower()
+    host = host.rstrip(".").lower()
+    return host if len(host) <= MAX_HOST_LENGTH else ""
 
 
 def strip_www(host: str) -> str:

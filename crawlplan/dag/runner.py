@@ -23,6 +23,7 @@ from crawlplan.dag import storage
 from crawlplan.dag.context import JobContext
 from crawlplan.dag.pipeline import Node, Pipeline
 from crawlplan.dag.progress import ProgressReporter
+from crawlplan.security import redact
 
 log = logging.getLogger("crawlplan")
 
@@ -168,8 +169,9 @@ class Runner:
         elapsed = time.time() - started
         marker = {
             "node": node.name, "job": node.job, "fingerprint": fingerprint, "code_version": code_version(),
-            "rows": rows, "counters": ctx.counters, "notes": ctx.notes, "params": ctx.params,
-            "inputs": {k: v for k, v in ctx.external.items()},
+            # markers are kept and shared: secret-looking params (S3 keys) and URL passwords are redacted
+            "rows": rows, "counters": ctx.counters, "notes": redact(ctx.notes), "params": redact(ctx.params),
+            "inputs": redact({k: v for k, v in ctx.external.items()}),
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": round(elapsed, 2),
         }
         storage.write_text(self.spark, marker_path(self.out_dir, node.name), json.dumps(marker, indent=2,

@@ -48,9 +48,15 @@ def _is_html_candidate(rec: RawRecord) -> bool:
         rec.content_type in HTML_TYPES or rec.content_type is None)
 
 
+# C0 controls other than tab, newlines and form feed, and DEL: text never has them, random
+# bytes have about 11% of them. UTF-16 pages (NUL every other byte) land here too.
+_CONTROL_BYTES = bytes(sorted(set(range(32)) - {9, 10, 12, 13} | {127}))
+
+
 def _looks_binary(body: bytes) -> bool:
-    head = body[:2048]
-    return head.count(b"\x00") > 8
+    head = body[:4096]
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    return controls > 8 and controls > len(head) // 50
 
 
 def _looks_html(body: bytes) -> bool:

@@ -15,6 +15,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
+from pyspark.sql.window import Window
 
 from crawlplan.extract.records import ExtractSettings, process_warc_file
 
@@ -63,17 +64,39 @@ def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSetting
     return files.mapInArrow(_extract_partition(settings), WIDE_SCHEMA)
 
 
+def cross_file_duplicates(docs: DataFrame) -> DataFrame:
+    """Documents whose WARC-Record-ID already appeared earlier, by (warc_file, offset) order.
+
+    Record ids are unique in ``documents``: the same id read twice (the same file listed under two
+    names, a re-packed copy of a crawl segment) is one capture, so the first occurrence is kept and
+    every later one becomes a ``duplicate_record_id`` reject. Duplicates inside one file never get
+    here (the file's task rejects them). Only the small key columns are shuffled.
+    """
+    order = Window.partitionBy("record_id").orderBy("warc_file", "offset")
+    keys = docs.select("record_id", "warc_file", "offset", "url")
+    ranked = keys.withColumn("_rank", F.row_number().over(order)) \
+        .withColumn("_first", F.first(F.concat_ws("@", "warc_file", F.col("offset").cast("string"))).over(order))
+    return ranked.where(F.col("_rank") > 1).select(
+        "warc_file", "offset", "record_id", "url", F.lit("dedupe").alias("stage"),
+        F.lit("duplicate_record_id").alias("reason"), F.concat(F.lit("first kept: "), "_first").alias("detail"))
+
+
 def split_outputs(wide: DataFrame) -> dict[str, DataFrame]:
     """The wide frame -> ``documents``, ``rejects``, ``warc_files`` in their schemas' shapes."""
     wide = wide.persist(StorageLevel.MEMORY_AND_DISK)
-    documents = wide.where(F.col("kind") == "doc").select(
+    all_docs = wide.where(F.col("kind") == "doc")
+    dups = cross_file_duplicates(all_docs).persist(StorageLevel.MEMORY_AND_DISK)
+    documents = all_docs.join(dups.select("warc_file", "offset"), ["warc_file", "offset"], "left_anti").select(
         "record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
         "warc_file", "offset", "fetch_time", "status", "content_type", "charset", "language",
         "language_confidence", "text", "text_length", "extractor")
     rejects = wide.where(F.col("kind") == "reject").select(
-        "warc_file", "offset", "record_id", "url", "stage", "reason", "detail")
-    files = wide.where(F.col("kind") == "file").select(
+        "warc_file", "offset", "record_id", "url", "stage", "reason", "detail").unionByName(dups)
+    moved = dups.groupBy("warc_file").agg(F.count(F.lit(1)).alias("_dups"))
+    files = wide.where(F.col("kind") == "file").join(moved, "warc_file", "left") \
+        .withColumn("_dups", F.coalesce("_dups", F.lit(0)).cast("long")).select(
         "warc_file", F.col("file_status").alias("status"), "error", "records",
         F.from_json("records_by_type_json", T.MapType(T.StringType(), T.LongType())).alias("records_by_type"),
-        "responses", "documents", "rejected", "bytes", "seconds")
+        "responses", (F.col("documents") - F.col("_dups")).alias("documents"),
+        (F.col("rejected") + F.col("_dups")).alias("rejected"), "bytes", "seconds")
     return {"documents": documents, "rejects": rejects, "warc_files": files}

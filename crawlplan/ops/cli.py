@@ -68,6 +68,7 @@ def cmd_airflow(args) -> int:
 
 def cmd_submit(args) -> int:
     from crawlplan.ops import submit as S
+    from crawlplan.security import redact_args
 
     pipeline, conf = _load(args)
     cmds = S.commands(S.SubmitSpec.from_conf(conf, args.conf or ""), pipeline)
@@ -80,7 +81,7 @@ def cmd_submit(args) -> int:
         print(S.render(cmds), end="")
         return 0
     for i, (name, cmd) in enumerate(cmds, 1):
-        print(f"[{i}/{len(cmds)}] {name}: {' '.join(cmd)}", flush=True)
+        print(f"[{i}/{len(cmds)}] {name}: {' '.join(redact_args(cmd))}", flush=True)  # logs keep no secrets
         rc = subprocess.call(cmd)
         if rc != 0:
             print(f"crawlplan submit: node {name} failed (exit {rc}); later nodes not started", file=sys.stderr)

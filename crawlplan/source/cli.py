@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from crawlplan.conf import get, load_conf
+from crawlplan.security import safe_name
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -106,7 +107,7 @@ def cmd_sitemap(args) -> int:
             tables[key].extend(rows)
         row = result["sitemaps"][0]
         if row["model_json"]:
-            (out / "sitemap_json" / f"{site}.json").write_text(sitemap_json(row))
+            (out / "sitemap_json" / f"{safe_name(site)}.json").write_text(sitemap_json(row))  # site names come from URLs
         f = {r["metric"]: r["value"] for r in result["site_eval"]
              if r["task"] == "clustering" and r["method"] == "source"}
         eps = "-" if row["eps"] is None else f"{row['eps']:.3f}"
