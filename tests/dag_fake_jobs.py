@@ -3,10 +3,17 @@
 from pyspark.sql import functions as F
 
 CALLS: list[str] = []
+STATE = {"model": "absent"}
+
+
+def numbers_fingerprint(params, conf):
+    """Like a model file a job depends on: part of the fingerprint."""
+    return STATE["model"]
 
 
 def numbers(ctx):
     CALLS.append("numbers")
+    STATE["model"] = STATE["model"] if STATE["model"] != "absent" else "trained-during-run"
     n = int(ctx.params.get("n", 10))
     return {"numbers": ctx.spark.range(n).select(F.col("id").alias("value"))}
 

@@ -44,6 +44,7 @@ def fake(tmp_path, monkeypatch):
 
     monkeypatch.setattr(storage, "load_schema", fake_schema)
     dag_fake_jobs.CALLS.clear()
+    dag_fake_jobs.STATE["model"] = "absent"
     return load_pipeline(str(path))
 
 
@@ -81,13 +82,19 @@ def test_second_run_skips_and_params_invalidate(spark, fake, tmp_path):
     marker = json.loads((out / "_markers" / "doubled.json").read_text())
     assert marker["rows"] == {"doubled": 6}
 
+    # state the first run created itself (a trained demo model) does not force the second run
+    assert dag_fake_jobs.STATE["model"] == "trained-during-run"
     second = _runner(spark, out).run_pipeline(fake)
     assert {v["status"] for v in second.values()} == {"skipped"}
     assert dag_fake_jobs.CALLS == ["numbers", "doubled"]
+    # ...but a change of that state (real model pulled) does
+    dag_fake_jobs.STATE["model"] = "real-model"
+    third = _runner(spark, out).run_pipeline(fake)
+    assert third["numbers"]["status"] == "ran" and third["doubled"]["status"] == "ran"
 
     # --only forces one node; its downstream stays skipped only if its fingerprint is unchanged
     _runner(spark, out).run_pipeline(fake, only="doubled")
-    assert dag_fake_jobs.CALLS[-1] == "doubled"
+    assert dag_fake_jobs.CALLS[-1] == "doubled" and len(dag_fake_jobs.CALLS) == 5
     forced = _runner(spark, out).run_pipeline(fake, start="numbers")
     assert [forced[n]["status"] for n in ("numbers", "doubled")] == ["ran", "ran"]
 

@@ -53,6 +53,19 @@ def load_job(job: str):
     return module.run
 
 
+def job_state(job: str, params: dict, conf: dict):
+    """What a job depends on besides its inputs, params and code (e.g. model files): the job
+    module's optional ``fingerprint(params, conf)``. Computed before a run to decide skipping
+    and again after it for the marker, so state a run creates itself (demo models) does not
+    force the next run."""
+    if ":" in job:  # package.module:function -> package.module:function_fingerprint
+        module_name, _, attr = job.partition(":")
+        hook = getattr(importlib.import_module(module_name), f"{attr}_fingerprint", None)
+    else:
+        hook = getattr(importlib.import_module(f"crawlplan.nodes.{job}"), "fingerprint", None)
+    return hook(params, conf) if hook else None
+
+
 def node_params(node: Node, conf: dict) -> dict:
     params = dict(get(conf, node.job, {}) or {})
     params.update(node.params)
@@ -97,8 +110,9 @@ class Runner:
 
     def fingerprint(self, pipeline: Pipeline, node: Node, external: dict) -> str:
         producer = pipeline.producer()
-        parts: dict = {"job": node.job, "params": node_params(node, self.conf), "code": code_version(),
-                       "inputs": {}}
+        params = node_params(node, self.conf)
+        parts: dict = {"job": node.job, "params": params, "code": code_version(), "inputs": {},
+                       "state": job_state(node.job, params, self.conf)}
         for inp in node.inputs:
             if inp in producer:
                 marker = storage.read_json(self.spark, marker_path(self.out_dir, producer[inp])) or {}
@@ -142,10 +156,11 @@ class Runner:
                 out_dir=self.out_dir, search_roots=[self.out_dir],
                 external={k: external.get(k) for k in pipeline.external_inputs(name)},
             )
-            summary[name] = self.execute(node, ctx, fp)
+            summary[name] = self.execute(node, ctx, fp, refingerprint=lambda n=node: self.fingerprint(
+                pipeline, n, external))
         return summary
 
-    def execute(self, node: Node, ctx: JobContext, fingerprint: str) -> dict:
+    def execute(self, node: Node, ctx: JobContext, fingerprint: str, refingerprint=None) -> dict:
         started = time.time()
         run = load_job(node.job)
         with ProgressReporter(self.spark, node.name, echo=self.echo,
@@ -166,6 +181,8 @@ class Runner:
                 else:
                     raise ValueError(f"node '{node.name}' did not produce its declared output '{out}'")
         self.spark.catalog.clearCache()  # nodes persist shared intermediates; release them
+        if refingerprint is not None:
+            fingerprint = refingerprint()
         elapsed = time.time() - started
         marker = {
             "node": node.name, "job": node.job, "fingerprint": fingerprint, "code_version": code_version(),
