@@ -172,11 +172,16 @@ def test_models_load_once_per_worker_process(spark, full_run):
 
 
 def test_subset_addfile_shipping_gives_same_scores(spark, full_run, docs_dir, tmp_path):
+    """fineweb_edu ships as its cache folder, gneissweb_med as a user-given file (a copy outside
+    the cache, so not a demo model): both found through SparkFiles on the workers."""
     conf, out, _ = full_run
+    own = tmp_path / "own-models" / "fasttext_medical.bin"
+    own.parent.mkdir()
+    own.write_bytes(open(f"{conf['classify']['model_dir']}/gneissweb_med/fasttext_medical.bin", "rb").read())
     conf2 = _conf(conf["classify"]["model_dir"], "classify.models=[gneissweb_med, fineweb_edu]",
-                  "classify.distribute=addfile")
+                  "classify.distribute=addfile", f"classifiers.gneissweb_med.path={own}")
     result = _run(spark, conf2, docs_dir, tmp_path)
-    assert result["counters"]["classifiers"] == 2
+    assert result["counters"]["classifiers"] == 2 and result["counters"]["demo_models"] == 1
     a = spark.read.parquet(str(out / "scores")).toPandas().set_index("record_id").sort_index()
     b = spark.read.parquet(str(tmp_path / "scores")).toPandas().set_index("record_id").sort_index()
     assert list(a.index) == list(b.index)
