@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.classify.demo_models import DEMO_WARNING
-from crawlplan.classify.models import model_dir
+from crawlplan.classify.models import demo_marker, model_dir, model_path
 from crawlplan.classify.prepare import demo_allowed, prepare_models
 from crawlplan.classify.registry import SCORE_COLUMNS, load_registry, select
 from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN
@@ -36,6 +36,25 @@ def _select_schema(df: DataFrame, dataset: str) -> DataFrame:
         else:
             cols.append(F.lit(None).cast(col.type).alias(col.name))
     return df.select(*cols)
+
+
+def fingerprint(params: dict, conf: dict) -> list:
+    """Model files are inputs too: pulling a real model after a demo run re-scores."""
+    from pathlib import Path
+
+    from crawlplan.classify.models import is_remote, local
+
+    out = []
+    for spec in select(load_registry(conf), params.get("models") or []):
+        path = model_path(spec, conf)
+        if is_remote(path):
+            out.append([spec.name, path])
+            continue
+        p = Path(local(path))
+        st = p.stat() if p.exists() else None
+        out.append([spec.name, path, st.st_size if st else None, st.st_mtime_ns if st else None,
+                    demo_marker(path) is not None])
+    return out
 
 
 def run(ctx) -> dict[str, DataFrame]:
