@@ -335,8 +335,9 @@ def test_models_cli_list_train_demo_and_offline_pull(tmp_path, capsys, monkeypat
     import huggingface_hub.constants as hc
 
     monkeypatch.setattr(hc, "HF_HUB_OFFLINE", True, raising=False)
-    assert main(["models", "pull", "gneissweb_med", *sets]) == 1
-    assert "pull gneissweb_med failed" in capsys.readouterr().err
+    assert main(["models", "pull", "gneissweb_med", "dclm", *sets]) == 1
+    err = capsys.readouterr().err
+    assert "pull gneissweb_med failed" in err and "skipped dclm: the Hub is unreachable" in err
     assert main(["models", "pull", "no_such_model", *sets]) == 2
 
 

@@ -64,13 +64,18 @@ def cmd_pull(args) -> int:
     if unknown:
         raise KeyError(f"unknown classifier '{unknown[0]}'; known: {', '.join(registry)}")
     failed = 0
-    for name in names:
+    for i, name in enumerate(names):
         try:
             path = pull(registry[name], conf)
             print(f"  {name}: {path}")
         except ModelError as exc:
             failed += 1
             print(f"crawlplan: error: {exc}", file=sys.stderr)
+            rest = names[i + 1:]
+            if exc.offline and rest:  # each would wait through the same retries and fail the same way
+                print(f"crawlplan: skipped {', '.join(rest)}: the Hub is unreachable", file=sys.stderr)
+                failed += len(rest)
+                break
             if args.fail_fast:
                 break
     return 1 if failed else 0

@@ -25,7 +25,11 @@ _SHA_SUFFIX = ".sha256.json"
 
 
 class ModelError(ValueError):
-    pass
+    """``offline`` marks a failure to reach the Hub, which every further pull would repeat."""
+
+    def __init__(self, message: str, offline: bool = False):
+        super().__init__(message)
+        self.offline = offline
 
 
 def is_remote(path: str) -> bool:
@@ -214,7 +218,7 @@ def pull(spec: ClassifierSpec, conf: dict, echo=print) -> str:
                       ("offline", "connect", "resolve", "network", "timeout", "name or service", "unreachable"))
         hint = ("cannot reach the Hugging Face Hub (offline?). Download the file elsewhere and put it at "
                 f"{target}, or set classifiers.{spec.name}.path" if offline else f"{kind}: {exc}")
-        raise ModelError(f"pull {spec.name} failed: {hint}") from None
+        raise ModelError(f"pull {spec.name} failed: {hint}", offline=offline) from None
     got = str(got)
     if os.path.abspath(got) != os.path.abspath(target):
         os.replace(got, target)
