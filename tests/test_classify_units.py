@@ -359,3 +359,16 @@ def test_demo_allowed_and_distribution_choice(trained):
         choose_distribution("shared", [remote_ref], "yarn")
     with pytest.raises(ValueError):
         choose_distribution("scp", [local_ref], "local")
+
+
+def test_node_fingerprint_sees_real_models_not_demo_training(trained, conf, tmp_path):
+    from crawlplan.nodes.classify import fingerprint
+
+    params = {"models": ["dclm", "gneissweb_sci"]}
+    fp = fingerprint(params, conf)
+    assert fp[0][2] == "demo" and fp[1][2] == "demo"  # a demo model and a missing one: alike
+    real = tmp_path / "sci.bin"
+    real.write_bytes(b"x" * 10)
+    conf2 = load_conf("local", overrides=[f"classify.model_dir={conf['classify']['model_dir']}",
+                                          f"classifiers.gneissweb_sci.path={real}"])
+    assert fingerprint(params, conf2)[1][2:] == [10, real.stat().st_mtime_ns]
