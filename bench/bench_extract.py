@@ -1,0 +1,102 @@
+"""Extraction throughput on real pages: documents/s per core for warcio+trafilatura against
+fastwarc+resiliparse, (a) single process through the pure per-file function and (b) through
+the Spark extract job at 2 cores, in one run.
+
+    .venv/bin/python bench/bench_extract.py [--cores 2] [--copies 2] [--skip-spark]
+
+Corpus: /work/shared/data/realpages/realpages.warc.gz (1,171 HTML responses, 934 hosts).
+(a) calls ``process_warc_file`` on the file in this process (reading, charset decoding,
+extraction, language id, host keys; everything the job does per record). (b) runs the real
+``extract`` node (``run_single_job``: mapInArrow, schema checks, Parquet written aside and
+renamed) on ``--copies`` renamed copies of the file, so both cores have a file to work on; the
+Spark figure is documents / wall seconds / cores, start-up of the session excluded, Python
+workers warmed by one untimed run on a tiny file. Results: bench/results/extract.json and a
+markdown table for docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+
+from benchlib import RESULTS, copies, machine, realpages, save, spark_session, worker_peak_rss_mb
+
+COMBOS = [("warcio", "trafilatura"), ("fastwarc", "resiliparse"), ("warcio", "resiliparse"),
+          ("fastwarc", "trafilatura")]
+
+
+def single_process(reader: str, extractor: str) -> dict:
+    from crawlplan.extract.records import ExtractSettings, process_warc_file
+
+    settings = ExtractSettings(reader=reader, extractor=extractor)
+    started = time.perf_counter()
+    docs = rejects = 0
+    for row in process_warc_file(str(realpages()), settings):
+        docs += row["kind"] == "doc"
+        rejects += row["kind"] == "reject"
+    secs = time.perf_counter() - started
+    return {"docs": docs, "rejects": rejects, "seconds": round(secs, 2), "docs_per_s_per_core": round(docs / secs, 1)}
+
+
+def spark_job(spark, conf_overrides: list[str], paths: list[str], cores: int) -> dict:
+    from crawlplan.conf import load_conf
+    from crawlplan.dag.pipeline import load_pipeline
+    from crawlplan.dag.runner import run_single_job
+
+    conf = load_conf("local", overrides=conf_overrides)
+    node = load_pipeline("main").nodes["extract"]
+    out = tempfile.mkdtemp(prefix="bench-extract-", dir=RESULTS)
+    started = time.perf_counter()
+    result = run_single_job(spark, conf, node, paths, out, ["warc_paths"], echo=lambda *_: None)
+    secs = time.perf_counter() - started
+    docs = result["rows"]["documents"]
+    return {"docs": docs, "rejects": result["rows"]["rejects"], "files": len(paths), "seconds": round(secs, 2),
+            "docs_per_s_per_core": round(docs / secs / cores, 1), "out": out}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--copies", type=int, default=2, help="renamed copies of realpages for the Spark runs")
+    ap.add_argument("--skip-spark", action="store_true")
+    ap.add_argument("--combos", default="all", help="'main' = warcio+trafilatura and fastwarc+resiliparse only")
+    args = ap.parse_args()
+    combos = COMBOS[:2] if args.combos == "main" else COMBOS
+    results: dict = {"single_process": {}, "spark": {}}
+    for reader, extractor in combos:
+        r = single_process(reader, extractor)
+        results["single_process"][f"{reader}+{extractor}"] = r
+        print(f"1 process  {reader:8s} + {extractor:11s} {r['docs']:5d} docs {r['seconds']:7.1f}s "
+              f"{r['docs_per_s_per_core']:7.1f} docs/s/core", flush=True)
+    if not args.skip_spark:
+        paths = copies(args.copies)
+        conf, spark = spark_session(args.cores)
+        warm = str(realpages().parents[1] / "warc" / "jwarc-cc.warc.gz")
+        for reader, extractor in combos[:2]:
+            overrides = [f"extract.reader={reader}", f"extract.extractor={extractor}"]
+            spark_job(spark, overrides, [warm], args.cores)  # untimed: Python workers up, imports done
+            r = spark_job(spark, overrides, paths, args.cores)
+            r["worker_peak_rss"] = worker_peak_rss_mb()
+            results["spark"][f"{reader}+{extractor}"] = r
+            print(f"Spark x{args.cores}   {reader:8s} + {extractor:11s} {r['docs']:5d} docs {r['seconds']:7.1f}s "
+                  f"{r['docs_per_s_per_core']:7.1f} docs/s/core", flush=True)
+        spark.stop()
+    meta = {"command": "python bench/bench_extract.py " + " ".join(sys.argv[1:]), "cores": args.cores,
+            "copies": args.copies, **machine()}
+    save("extract", {"meta": meta, "results": results})
+    base = results["single_process"]["warcio+trafilatura"]["docs_per_s_per_core"]
+    print(f"\nmachine: {meta['cpu']}, {meta['cpus']} CPUs, load avg {meta['load_avg']} at {meta['at']}")
+    print("| path | reader + extractor | docs | docs/s per core | vs warcio+trafilatura (1 process) |")
+    print("|---|---|---:|---:|---:|")
+    for kind, rows in results.items():
+        for name, r in rows.items():
+            label = "1 process, process_warc_file" if kind == "single_process" else f"Spark job, local[{args.cores}]"
+            print(f"| {label} | {name} | {r['docs']} | {r['docs_per_s_per_core']:.1f} | "
+                  f"{r['docs_per_s_per_core'] / base:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
