@@ -48,6 +48,11 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        # shuffle partitions sized to the data: AQE coalesces the configured count down to what the
+        # stage's bytes need, so the demo runs in a handful of tasks and a crawl in thousands
+        "spark.sql.adaptive.enabled": "true",
+        "spark.sql.adaptive.coalescePartitions.enabled": "true",
+        "spark.sql.adaptive.advisoryPartitionSizeInBytes": "64m",
     }
     if not _under_spark_submit():
         defaults["spark.executorEnv.PYSPARK_PYTHON"] = sys.executable
