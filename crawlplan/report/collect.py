@@ -27,8 +27,21 @@ REPORT_DATASETS = SMALL + ("host_quality", "budgets", "sitemaps", "host_plans", 
                            "warc_files", "rejects", "classify_rejects", "documents")
 
 
+def to_pandas(df: DataFrame) -> pd.DataFrame:
+    """toPandas with integer columns kept integral: a nullable int column would arrive as
+    float64 and print as 3.000 in the tables."""
+    from pyspark.sql import types as T
+
+    pdf = df.toPandas()
+    for field in df.schema.fields:
+        if isinstance(field.dataType, (T.IntegerType, T.LongType, T.ShortType, T.ByteType)) and \
+                field.name in pdf and pdf[field.name].dtype.kind == "f":
+            pdf[field.name] = pdf[field.name].astype("Int64")
+    return pdf
+
+
 def _small(df: DataFrame, max_rows: int) -> pd.DataFrame:
-    return df.limit(max_rows).toPandas()
+    return to_pandas(df.limit(max_rows))
 
 
 def host_quality_grid(df: DataFrame, bins: int) -> pd.DataFrame:

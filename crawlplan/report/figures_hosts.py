@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.colors import LogNorm
+from matplotlib.ticker import FuncFormatter
 
 from crawlplan.report.render import Missing, need
 
@@ -77,6 +78,8 @@ def fig_yield_at_budget(frames: dict, budget: float = 0.10):
         vals = sub[sub["policy"] == pol].set_index("classifier").reindex(classifiers)["multiple_of_random"]
         ax.bar(x + (i - (len(policies) - 1) / 2) * width, vals.to_numpy(), width, label=pol, color=_color(pol))
     ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+    top = np.nanmax(sub["multiple_of_random"].to_numpy(dtype=float)) if len(sub) else 1.0
+    ax.set_ylim(0, max(1.2, 1.3 * top))  # room for the legend above the bars
     ax.set_xticks(x, classifiers)
     ax.set_ylabel("yield / random yield")
     ax.set_title(f"High-quality yield at a {chosen:.0%} budget, relative to random ({pop or 'all'})")
@@ -194,7 +197,7 @@ def fig_coverage_density(frames: dict, preferred: str | None = None):
     masked = np.ma.masked_where(mat == 0, mat)
     im = ax.imshow(masked, origin="lower", extent=(0, 1, 0, 1), aspect="auto", cmap="viridis",
                    norm=LogNorm(vmin=1, vmax=max(1.0, mat.max())))
-    fig.colorbar(im, ax=ax, label="hosts")
+    fig.colorbar(im, ax=ax, label="hosts", format=FuncFormatter(lambda v, _: f"{v:g}"))
     summary = frames.get("coverage_summary")
     title = f"Coverage vs quality density ({source}, {crawl})"
     if summary is not None and len(summary):
@@ -264,7 +267,10 @@ def fig_budget_summary(frames: dict):
     by_lang = frames.get("budgets_by_language")
     fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
     r = by_reason.sort_values("pages", ascending=True)
-    axes[0].barh(r["reason"].astype(str), r["pages"])
+    bars = axes[0].barh(r["reason"].astype(str), r["pages"])
+    axes[0].bar_label(bars, labels=[f"{int(p):,} pages, {int(h):,} hosts" for p, h in zip(r["pages"], r["hosts"])],
+                      fontsize=8, padding=3)
+    axes[0].set_xlim(0, 1.35 * max(1, float(r["pages"].max())))
     axes[0].set_xlabel("allocated pages")
     axes[0].set_title("budget by allocation reason")
     if by_lang is not None and len(by_lang):
