@@ -11,7 +11,7 @@ results are checked equal before timings are reported.
 
     .venv/bin/python bench/bench_stats.py --docs 3000000 --hosts 530000 --replicates 20
 
-Results: bench/results/bench_stats.json; the table is in docs/benchmarks.md.
+Results: bench/results/bench_stats-d<docs>-h<hosts>.json; the table is in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -84,6 +84,34 @@ def generate(folder: Path, docs: int, hosts: int, seed: int) -> dict[str, str]:
 # ------------------------------------------------------------------------------------ Spark
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds (user + system, including reaped children) of ``root`` and every live
+    descendant: the driver, the Spark JVM it launched and the Python workers under it.
+
+    On a shared machine wall time measures the neighbours as much as the code; CPU seconds
+    do not, so both are reported."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # after the command: state ppid ... utime(12) stime(13) cutime(14) cstime(15)
+        stats[int(d)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))
+    keep, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, _) in stats.items():
+            if ppid == parent and pid not in keep:
+                keep.add(pid)
+                frontier.append(pid)
+    return sum(stats[p][1] for p in keep if p in stats) / tick
+
+
 def run_spark(paths: dict, out: Path, replicates: int, cores: int) -> dict:
     from crawlplan.conf import load_conf
     from crawlplan.spark import build_session
@@ -92,6 +120,8 @@ def run_spark(paths: dict, out: Path, replicates: int, cores: int) -> dict:
                                          "spark.driver_memory=6g"])
     spark = build_session(conf, app_name="bench-stats")
     shutil.rmtree(out, ignore_errors=True)
+    spark.range(1).count()  # start the JVM's executor threads before the clock
+    cpu0 = tree_cpu_seconds(os.getpid())
     t0 = time.perf_counter()
     steps: dict[str, float] = {}
 
@@ -121,10 +151,11 @@ def run_spark(paths: dict, out: Path, replicates: int, cores: int) -> dict:
     cov = V.host_coverage(hi, ["nutch_numRecords"], ["fetch_200"])
     hq = V.host_quality(cov, V.density_from_host_scores(hs)).cache()
     hq.write.parquet(str(out / "host_quality"))
-    V.coverage_summary(hq).write.parquet(str(out / "coverage_summary"))
+    V.coverage_summary(hq, replicates=0).write.parquet(str(out / "coverage_summary"))
     lap("host_quality")
     seconds = time.perf_counter() - t0
-    res = {"seconds": seconds, "steps": steps, "icc": icc.toPandas(), "corr": spark.read.parquet(str(out / "correlations")).toPandas(),
+    cpu = tree_cpu_seconds(os.getpid()) - cpu0
+    res = {"seconds": seconds, "cpu_seconds": cpu, "steps": steps, "icc": icc.toPandas(), "corr": spark.read.parquet(str(out / "correlations")).toPandas(),
            "pairs": pairs.toPandas(), "summary": spark.read.parquet(str(out / "coverage_summary")).toPandas(),
            "host_scores_rows": spark.read.parquet(str(out / "host_scores")).count()}
     spark.stop()
@@ -135,6 +166,7 @@ def run_spark(paths: dict, out: Path, replicates: int, cores: int) -> dict:
 
 
 def run_pandas(paths: dict, replicates: int) -> dict:
+    cpu0 = time.process_time()
     t0 = time.perf_counter()
     steps: dict[str, float] = {}
 
@@ -198,7 +230,8 @@ def run_pandas(paths: dict, replicates: int) -> dict:
                      "spearman_coverage_density": R.spearman(grp.coverage.to_numpy(), grp.density.to_numpy()),
                      "missed_hq": grp.missed_hq.sum()})
     lap("host_quality")
-    return {"seconds": time.perf_counter() - t0, "steps": steps, "icc": icc, "corr": corr, "pairs": pairs,
+    return {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - cpu0, "steps": steps,
+            "icc": icc, "corr": corr, "pairs": pairs,
             "summary": pd.DataFrame(summ), "host_scores_rows": len(hs)}
 
 
@@ -237,21 +270,24 @@ def main() -> int:
     ap.add_argument("--results", default=str(ROOT / "bench" / "results"))
     args = ap.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    load_start = os.getloadavg()
     t = time.perf_counter()
     paths = generate(Path(args.data), args.docs, args.hosts, args.seed)
     print(f"data ready in {time.perf_counter() - t:.1f}s: {paths['scores']}", flush=True)
     s = run_spark(paths, Path(args.results) / "bench_stats_spark_out", args.replicates, args.cores)
-    print(f"spark local[{args.cores}]: {s['seconds']:.1f}s", flush=True)
+    print(f"spark local[{args.cores}]: {s['seconds']:.1f}s wall, {s['cpu_seconds']:.1f}s CPU", flush=True)
     p = run_pandas(paths, args.replicates)
-    print(f"pandas/scipy single process: {p['seconds']:.1f}s", flush=True)
+    print(f"pandas/scipy single process: {p['seconds']:.1f}s wall, {p['cpu_seconds']:.1f}s CPU", flush=True)
     agree = check_equal(s, p)
     result = {"docs": args.docs, "hosts": args.hosts, "replicates": args.replicates, "cores": args.cores,
               "spark_seconds": round(s["seconds"], 1), "pandas_seconds": round(p["seconds"], 1),
-              "spark_over_pandas": round(s["seconds"] / p["seconds"], 2), "agreement": agree,
+              "spark_over_pandas": round(s["seconds"] / p["seconds"], 2),
+              "spark_cpu_seconds": round(s["cpu_seconds"], 1), "pandas_cpu_seconds": round(p["cpu_seconds"], 1),
+              "spark_over_pandas_cpu": round(s["cpu_seconds"] / p["cpu_seconds"], 2), "agreement": agree,
               "spark_steps": s["steps"], "pandas_steps": p["steps"],
-              "load_average_at_end": os.getloadavg()}
+              "load_average_at_start": load_start, "load_average_at_end": os.getloadavg()}
     Path(args.results).mkdir(parents=True, exist_ok=True)
-    (Path(args.results) / "bench_stats.json").write_text(json.dumps(result, indent=1, default=str))
+    (Path(args.results) / f"bench_stats-d{args.docs}-h{args.hosts}.json").write_text(json.dumps(result, indent=1, default=str))
     print(json.dumps(result, indent=1, default=str))
     return 0
 

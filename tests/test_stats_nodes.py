@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import spearmanr
 
 from crawlplan import hosts as K
 from crawlplan.conf import load_conf
@@ -124,6 +125,9 @@ def test_host_quality_on_demo(demo_run):
         g = hq[(hq.crawl == r.crawl) & (hq.source == r.source)]
         assert r.hosts == len(g) and r.gems == int(g.gem.sum())
         assert r.missed_hq == pytest.approx(g.missed_hq.sum())
+        assert r.ci_low <= r.ci_high
+        assert r.spearman_coverage_density == pytest.approx(
+            spearmanr(g.coverage, g.density).statistic, abs=1e-12)
         gem_ref = (g.coverage < g.coverage.median()) & (g.density >= g.density.quantile(0.9))
         assert (g.gem.to_numpy() == gem_ref.to_numpy()).all()
     bins = _read(spark, out, "coverage_bins")

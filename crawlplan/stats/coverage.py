@@ -81,22 +81,29 @@ def host_quality(coverage: DataFrame, density: DataFrame, *, by_crawl_density: b
         "coverage_median", "density_p90")
 
 
-def _spearman_group(pdf: pd.DataFrame) -> pd.DataFrame:
+def _spearman_group(pdf: pd.DataFrame, replicates: int, seed: int, alpha: float) -> pd.DataFrame:
     pdf = pdf.sort_values("rev_host", kind="mergesort")
-    n = len(pdf)
-    rho = R.spearman(pdf["coverage"].to_numpy(float), pdf["density"].to_numpy(float)) if n >= 3 else float("nan")
-    return pd.DataFrame([{"crawl": pdf["crawl"].iloc[0], "source": pdf["source"].iloc[0],
-                          "spearman_coverage_density": rho}])
+    crawl, source = pdf["crawl"].iloc[0], pdf["source"].iloc[0]
+    x, y = pdf["coverage"].to_numpy(float), pdf["density"].to_numpy(float)
+    rho = R.spearman(x, y) if len(pdf) >= 3 else float("nan")
+    lo, hi = R.bootstrap_spearman(x, y, replicates, R.group_seed(seed, "coverage", crawl, source), alpha)
+    return pd.DataFrame([{"crawl": crawl, "source": source, "spearman_coverage_density": rho,
+                          "ci_low": lo, "ci_high": hi}])
 
 
-def coverage_summary(hq: DataFrame, low_coverage: float = 0.2) -> DataFrame:
+def coverage_summary(hq: DataFrame, low_coverage: float = 0.2, *, replicates: int = 200, seed: int = 0,
+                     alpha: float = 0.05) -> DataFrame:
     """One row per (crawl, source): Table 1 and the §4.4 totals.
 
-    Spearman(coverage, density) runs per group in ``applyInPandas`` (a group is one crawl's
-    hosts of one source, a few million rows at most); the totals are plain aggregations.
+    Spearman(coverage, density) and its host-bootstrap CI run per group in ``applyInPandas``
+    (a group is one crawl's hosts of one source, a few million rows at most); the totals are
+    plain aggregations.
     """
+    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
+        return _spearman_group(pdf, replicates, seed, alpha)
+
     rho = hq.select("crawl", "source", "rev_host", "coverage", "density").groupBy(*GROUP).applyInPandas(
-        _spearman_group, "crawl string, source string, spearman_coverage_density double")
+        fn, "crawl string, source string, spearman_coverage_density double, ci_low double, ci_high double")
     totals = hq.groupBy(*GROUP).agg(
         F.count(F.lit(1)).cast("long").alias("hosts"),
         F.sum(F.col("gem").cast("long")).cast("long").alias("gems"),
@@ -111,7 +118,7 @@ def coverage_summary(hq: DataFrame, low_coverage: float = 0.2) -> DataFrame:
     )
     share = lambda num, den: F.when(F.col(den) > 0, F.col(num) / F.col(den))  # noqa: E731
     return totals.join(rho, list(GROUP), "left").select(
-        "crawl", "source", "hosts", "spearman_coverage_density", "gems",
+        "crawl", "source", "hosts", "spearman_coverage_density", "ci_low", "ci_high", "gems",
         (F.col("gems") / F.col("hosts")).alias("gem_share_of_hosts"), "known", "fetched",
         "coverage_clipped_hosts", "missed_hq", "missed_hq_on_gems",
         share("missed_hq_on_gems", "missed_hq").alias("missed_share_on_gems"),

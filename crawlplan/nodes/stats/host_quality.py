@@ -52,7 +52,9 @@ def run(ctx) -> dict:
     edges = [float(x) for x in p.get("bin_edges", [0.0, 0.2, 0.4, 0.6, 0.8, 1.0])]
     return {
         "host_quality": hq,
-        "coverage_summary": V.coverage_summary(hq, float(p.get("low_coverage", 0.2))),
+        "coverage_summary": V.coverage_summary(hq, float(p.get("low_coverage", 0.2)),
+                                               replicates=int(p.get("bootstrap_replicates", 200)),
+                                               seed=int(p.get("seed", 0)), alpha=float(p.get("alpha", 0.05))),
         "coverage_bins": V.coverage_bins(hq, edges, edges),
         "missed_by_tld": V.missed_by_tld(hq),
     }
