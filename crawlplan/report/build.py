@@ -210,7 +210,8 @@ def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "c
     page.figure("Figure 7: where the missed high-quality pages are", "Share of the estimated uncrawled "
                 "high-quality pages in each coverage x density cell.", H.fig_missed_heatmap, preferred)
     page.table("Coverage summary (Table 1)", "coverage_summary", sort=["crawl", "source"],
-               columns=["crawl", "source", "hosts", "spearman_coverage_density", "gems", "gem_share_of_hosts",
+               columns=["crawl", "source", "hosts", "spearman_coverage_density", "ci_low", "ci_high", "gems",
+                        "gem_share_of_hosts",
                         "missed_hq", "missed_share_on_gems", "missed_share_low_coverage", "coverage_median",
                         "density_p90"])
     page.table("Missed high-quality pages by TLD (Figure 11)", "missed_by_tld",
