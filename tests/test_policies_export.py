@@ -90,3 +90,26 @@ def test_unknown_format_and_wrong_dataset(plan, tmp_path):
     pq.write_table(pa.table({"a": [1]}), other)
     with pytest.raises(ValueError, match="not a budgets dataset"):
         export.read_budgets(other)
+
+
+def test_within_host_plans_travel_with_the_budgets(plan, tmp_path):
+    plans = pd.DataFrame({
+        "site": ["www.example.com", "www.example.com", "wiki.org"],
+        "rank": [2, 1, 1], "cluster": [3, 1, 0],
+        "apath": ["/html/body/a[next]", "/html/body/ul/li/a[thread]", "/html/body/a"],
+        "expected_share": [0.25, 0.75, 0.5], "links_seen": [8.0, 20.0, 4.0],
+        "wanted_basis": ["labels", "labels", "structure"]})
+    with_plans = export.attach_plans(plan, plans, top=5)
+    by_host = dict(zip(with_plans.surt_host_name, with_plans[export.PLAN_COLUMN]))
+    example = json.loads(by_host["com,example"])  # www.example.com joins com,example
+    assert [p["rank"] for p in example] == [1, 2] and example[0]["apath"] == "/html/body/ul/li/a[thread]"
+    assert by_host["de,beispiel,blog"] == ""
+    jsonl = export.write(with_plans, "jsonl", tmp_path / "p.jsonl").read_text().splitlines()
+    rows = {json.loads(line)["surt_host_name"]: json.loads(line) for line in jsonl}
+    assert rows["org,wiki"]["within_host_plan"][0]["expected_share"] == 0.5
+    assert rows["uk,co,news"]["within_host_plan"] == []
+    assert "within_host_plan" in export.write(with_plans, "csv", tmp_path / "p.csv").read_text().splitlines()[0]
+    seeds = export.write(with_plans, "nutch", tmp_path / "s.txt").read_text()
+    assert any("crawlplan.plan=[" in line for line in seeds.splitlines() if line.startswith("https://example.com/"))
+    assert export.write(with_plans, "csv", tmp_path / "a.csv").read_bytes() == \
+        export.write(with_plans.sample(frac=1, random_state=2), "csv", tmp_path / "b.csv").read_bytes()

@@ -19,6 +19,10 @@ def register(subparsers) -> None:
     b.add_argument("--format", required=True, choices=["csv", "parquet", "jsonl", "nutch", "all"])
     b.add_argument("--out", required=True, help="output file, or a folder (required for --format all)")
     b.add_argument("--scheme", default="https", help="URL scheme of Nutch seed lines (default https)")
+    b.add_argument("--plans", default=None,
+                   help="host_plans dataset (SOUrCe within-host plans) to attach per host; default: the "
+                        "host_plans folder beside --input when it exists; 'none' to leave them out")
+    b.add_argument("--plan-top", type=int, default=5, help="plan rows kept per host (default 5)")
     b.set_defaults(func=cmd_export_budgets)
 
     sim = subparsers.add_parser("simulate", help="crawl-policy simulations outside the DAG")
@@ -43,6 +47,14 @@ def cmd_export_budgets(args) -> int:
     from crawlplan.policies import export
 
     df = export.read_budgets(args.input)
+    plans_path = args.plans if args.plans is not None else str(Path(args.input).parent / "host_plans")
+    if plans_path != "none" and Path(plans_path).exists():
+        from crawlplan.source.plans import load_host_plans
+
+        df = export.attach_plans(df, load_host_plans(plans_path), top=args.plan_top)
+        print(f"within-host plans from {plans_path}: {int((df[export.PLAN_COLUMN] != '').sum())} hosts")
+    elif args.plans not in (None, "none"):
+        raise FileNotFoundError(f"no host_plans dataset at {plans_path}")
     formats = export.FORMATS if args.format == "all" else (args.format,)
     out = Path(args.out)
     if args.format == "all":

@@ -8,6 +8,11 @@ Nutch seed lines follow the Injector's format: ``URL<TAB>key=value<TAB>...``. ``
 sets the injected CrawlDatum's score (the generator's priority); the ``crawlplan.*`` keys land in
 the CrawlDatum metadata where a scoring or generator plugin can read the per-host page budget.
 Only hosts with a budget are written.
+
+Hosts with a SOUrCe sitemap can carry their within-host plan (``host_plans``: ranked (cluster,
+Apath) link patterns with the expected share of wanted pages), so a crawler spends each host's
+budget on the page types that matter: column ``within_host_plan`` (a JSON list) in every format,
+``crawlplan.plan=`` in Nutch seed metadata.
 """
 
 from __future__ import annotations
@@ -20,13 +25,30 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from crawlplan.hosts import rev_to_host, surt_to_rev
+from crawlplan.hosts import rev_to_host, surt_host, surt_to_rev
 from crawlplan.policies.allocator import BUDGET_COLUMNS
 
 FORMATS = ("csv", "parquet", "jsonl", "nutch")
 _EXT = {"csv": "budgets.csv", "parquet": "budgets.parquet", "jsonl": "budgets.jsonl", "nutch": "seeds.txt"}
 _INT = ("sample_size", "allocated_pages", "rank")
 _FLOAT = ("sampled_density", "estimate")
+PLAN_COLUMN = "within_host_plan"
+
+
+def attach_plans(df: pd.DataFrame, plans: pd.DataFrame, top: int = 5) -> pd.DataFrame:
+    """Add ``within_host_plan``: the host's first ``top`` plan rows as compact JSON ('' if none)."""
+    keyed: dict[str, str] = {}
+    for site, rows in plans.sort_values(["site", "rank"]).groupby("site", sort=True):
+        items = [{"rank": int(r.rank), "cluster": int(r.cluster), "apath": str(r.apath),
+                  "expected_share": round(float(r.expected_share), 6)} for r in rows.head(top).itertuples()]
+        keyed[surt_host(str(site))] = json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+    out = canonical(df)
+    out[PLAN_COLUMN] = out["surt_host_name"].map(keyed).fillna("")
+    return out
+
+
+def _columns(df: pd.DataFrame) -> list[str]:
+    return BUDGET_COLUMNS + ([PLAN_COLUMN] if PLAN_COLUMN in df.columns else [])
 
 
 def read_budgets(path: str | Path) -> pd.DataFrame:
@@ -46,7 +68,7 @@ def read_budgets(path: str | Path) -> pd.DataFrame:
 
 
 def canonical(df: pd.DataFrame) -> pd.DataFrame:
-    df = df[BUDGET_COLUMNS].copy()
+    df = df[_columns(df)].copy()
     for c in _INT:
         df[c] = df[c].astype("int64")
     for c in _FLOAT:
@@ -69,10 +91,11 @@ def _csv_field(value) -> str:
 
 
 def to_csv(df: pd.DataFrame) -> str:
-    lines = [",".join(BUDGET_COLUMNS)]
+    columns = _columns(df)
+    lines = [",".join(columns)]
     for row in df.itertuples(index=False):
         rec = row._asdict()
-        lines.append(",".join(_num(rec[c]) if c in _FLOAT else _csv_field(rec[c]) for c in BUDGET_COLUMNS))
+        lines.append(",".join(_num(rec[c]) if c in _FLOAT else _csv_field(rec[c]) for c in columns))
     return "\n".join(lines) + "\n"
 
 
@@ -87,6 +110,8 @@ def to_jsonl(df: pd.DataFrame) -> str:
                 rec[c] = int(v)
             elif c in _FLOAT:
                 rec[c] = float(v)
+            elif c == PLAN_COLUMN:
+                rec[c] = json.loads(v) if v else []
             else:
                 rec[c] = str(v)
         out.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
@@ -103,6 +128,9 @@ def to_nutch(df: pd.DataFrame, scheme: str = "https") -> str:
         meta = [f"nutch.score={float(row.estimate):.6f}", f"crawlplan.budget={int(row.allocated_pages)}",
                 f"crawlplan.rank={int(row.rank)}", f"crawlplan.policy={row.policy}",
                 f"crawlplan.reason={str(row.reason).replace(chr(9), ' ')}"]
+        plan = getattr(row, PLAN_COLUMN, "")
+        if plan:
+            meta.append(f"crawlplan.plan={plan.replace(chr(9), ' ')}")
         lines.append("\t".join([seed_url(row.surt_host_name, scheme), *meta]))
     return "\n".join(lines) + ("\n" if lines else "")
 
