@@ -137,3 +137,26 @@ def test_every_job_has_a_docs_page_with_local_and_cluster_commands(pipeline):
         text = page.read_text()
         assert f"crawlplan job {name}" in text, f"docs/jobs/{name}.md lacks a local example"
         assert f"spark-submit" in text and f"jobs/{name}.py" in text, f"docs/jobs/{name}.md lacks a cluster example"
+
+
+def test_submit_run_stops_at_the_first_failing_node(capsys):
+    from crawlplan.cli import main
+
+    assert main(["submit", "main", "--run", "--only", "extract", "--only", "classify",
+                 "--set", "ops.spark_submit=/bin/true"]) == 0
+    out = capsys.readouterr().out
+    assert "[1/2] extract: /bin/true --master yarn" in out and "[2/2] classify" in out
+    assert main(["submit", "main", "--run", "--set", "ops.spark_submit=/bin/false"]) == 1
+    captured = capsys.readouterr()
+    assert "[1/11] extract" in captured.out and "[2/11]" not in captured.out
+    assert "node extract failed" in captured.err
+
+
+def test_airflow_verb_writes_the_dag_file(tmp_path, capsys):
+    from crawlplan.cli import main
+
+    out = tmp_path / "dags" / "crawlplan_main.py"
+    assert main(["airflow", "main", "--out", str(out), "--set", "ops.schedule=@weekly"]) == 0
+    text = out.read_text()
+    compile(text, str(out), "exec")
+    assert "schedule='@weekly'" in text and "wrote" in capsys.readouterr().out
