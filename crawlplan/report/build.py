@@ -168,7 +168,8 @@ def _run_section(page: Page, conf: dict, markers: list[dict], problems: dict[str
 def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "crawlplan run report",
                out_dir: str = "", problems: dict[str, str] | None = None) -> tuple[str, BuildStats]:
     page = Page(frames)
-    preferred = ((conf.get("policies") or {}).get("simulate") or {}).get("classifier")
+    policies = conf.get("policies") or {}
+    preferred = (policies.get("simulate") or {}).get("classifier") or policies.get("classifier")
     _run_section(page, conf, markers, problems or {})
 
     page.section("rq1", "RQ1: is quality a host property?")
