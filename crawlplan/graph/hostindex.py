@@ -102,7 +102,11 @@ def read_host_index(spark: SparkSession, path: str | list[str], crawls: list[str
             raise HostIndexError(f"unknown host index column '{c}'; known: {', '.join(types)}")
     frames = []
     for crawl, folder in parts.items():
-        df = spark.read.parquet(folder)
+        try:
+            df = spark.read.parquet(folder)
+        except Exception as exc:  # empty or non-Parquet partition: name it instead of Spark's bare error
+            raise HostIndexError(f"host index partition {folder} is unreadable: "
+                                 f"{str(exc).splitlines()[0][:200]}") from exc
         present = set(df.columns)
         if "surt_host_name" not in present:
             raise HostIndexError(f"host index partition {folder} has no surt_host_name column")
