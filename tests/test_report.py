@@ -89,3 +89,17 @@ def test_sitemap_graph_input_helpers():
     assert pos[-1] == (0.0, 0.0) and all(abs(x * x + y * y - 1) < 1e-9 for c, (x, y) in pos.items() if c >= 0)
     fig = figures_source.fig_sitemap_graph(frames, "docs.example.org")
     assert len(fig.axes[0].collections[0].get_offsets()) == 6  # 5 clusters + outliers
+
+
+def test_crawl_curves_are_drawn_when_a_run_records_them():
+    """No node writes crawl_curves yet; the report draws them as soon as one does."""
+    rows = [{"site": s, "task": "target", "method": m, "pages": p, "metric": k, "value": p / 100 * (2 if m == "source" else 1) / 2}
+            for s in ("a.org", "b.net") for m in ("bfs", "source") for p in range(0, 101, 10) for k in ("harvest_rate", "recall")]
+    frames = _frames("site_eval")
+    frames["crawl_curves"] = pd.DataFrame(rows)
+    html, stats = build.build_html(frames, [], CONF)
+    assert "<h3>Crawl curves</h3>" in html and stats.failed == []
+    fig = figures_source.fig_crawl_curves(frames)
+    assert len(fig.axes) == 4 and len(fig.axes[0].lines) == 2
+    html_without, _ = build.build_html(_frames("site_eval"), [], CONF)
+    assert "Crawl curves" not in html_without
