@@ -37,7 +37,7 @@ from pathlib import Path
 
 import yaml
 
-from benchlib import RESULTS, copies, machine, realpages, save, spark_session, worker_peak_rss_mb
+from benchlib import RESULTS, copies, cpu_seconds, machine, realpages, save, spark_session, worker_peak_rss_mb
 
 PIPELINE = {"name": "bench", "external": {"warc_paths": "WARC files"}, "nodes": {
     "extract": {"inputs": ["warc_paths"], "outputs": ["documents", "rejects", "warc_files"]},
@@ -62,12 +62,13 @@ def crawlplan_run(spark, base_conf: dict, paths: list[str], reader: str, extract
                                          "classify.demo_models_when_missing=false", "run.progress_every_s=0"])
     conf["inputs"]["warc_paths"] = paths
     out = tempfile.mkdtemp(prefix="bench-pipeline-", dir=RESULTS)
-    started = time.perf_counter()
+    started, cpu0 = time.perf_counter(), cpu_seconds()
     summary = Runner(spark, conf, out, echo=lambda *_: None).run_pipeline(_pipeline())
-    secs = time.perf_counter() - started
+    secs, cpu = time.perf_counter() - started, cpu_seconds() - cpu0
     docs = summary["extract"]["rows"]["documents"]
     scored = summary["classify"]["rows"]["scores"]
-    return {"docs": docs, "scored": scored, "seconds": round(secs, 2),
+    return {"docs": docs, "scored": scored, "seconds": round(secs, 2), "cpu_seconds": round(cpu, 1),
+            "docs_per_cpu_s": round(docs / cpu, 2),
             "docs_per_s_per_core": round(docs / secs / cores, 2), "ms_per_doc": round(1000 * secs / docs, 3)}
 
 
@@ -95,12 +96,12 @@ def datatrove_run(paths: list[str], model_paths: dict, workers: int) -> dict:
                 Trafilatura(favour_precision=True, deduplicate=False, timeout=30.0),
                 *datatrove_filters(model_paths), count]
     logs = tempfile.mkdtemp(prefix="datatrove-logs-", dir=RESULTS)
-    started = time.perf_counter()
+    started, cpu0 = time.perf_counter(), cpu_seconds()
     LocalPipelineExecutor(pipeline=pipeline, tasks=len(paths), workers=workers, logging_dir=logs,
                           skip_completed=False, start_method="fork").run()
-    secs = time.perf_counter() - started
+    secs, cpu = time.perf_counter() - started, cpu_seconds() - cpu0
     docs = sum(int(p.read_text()) for p in counts.iterdir())
-    return {"docs": docs, "seconds": round(secs, 2), "docs_per_s_per_core": round(docs / secs / workers, 2),
+    return {"docs": docs, "seconds": round(secs, 2), "cpu_seconds": round(cpu, 1), "docs_per_cpu_s": round(docs / cpu, 2), "docs_per_s_per_core": round(docs / secs / workers, 2),
             "ms_per_doc": round(1000 * secs / docs, 3)}
 
 
@@ -154,15 +155,19 @@ def main() -> int:
     side = results["side_by_side"]
     base = side.get("datatrove trafilatura", {}).get("docs_per_s_per_core")
     print(f"\nmachine: {meta['cpu']}, {meta['cpus']} CPUs, load avg {meta['load_avg']} at {meta['at']}")
-    print("| contender | documents | seconds | docs/s per core | vs datatrove |")
-    print("|---|---:|---:|---:|---:|")
+    cbase = side.get("datatrove trafilatura", {}).get("docs_per_cpu_s")
+    print("| contender | documents | wall s | docs/s per core (wall) | vs datatrove | CPU s | docs per CPU-second | vs datatrove |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in side.items():
         ratio = f"{r['docs_per_s_per_core'] / base:.2f}x" if base else "-"
-        print(f"| {name} | {r['docs']} | {r['seconds']} | {r['docs_per_s_per_core']} | {ratio} |")
-    print("\n| copies (files) | documents | seconds | ms per document | worker peak RSS (MB) |")
-    print("|---:|---:|---:|---:|---:|")
+        cratio = f"{r['docs_per_cpu_s'] / cbase:.2f}x" if cbase else "-"
+        print(f"| {name} | {r['docs']} | {r['seconds']} | {r['docs_per_s_per_core']} | {ratio} | {r['cpu_seconds']} | "
+              f"{r['docs_per_cpu_s']} | {cratio} |")
+    print("\n| copies (files) | documents | wall s | ms per document (wall) | CPU ms per document | worker peak RSS (MB) |")
+    print("|---:|---:|---:|---:|---:|---:|")
     for r in results["scale"]:
-        print(f"| {r['copies']} | {r['docs']} | {r['seconds']} | {r['ms_per_doc']} | {r['worker_peak_rss']['max_mb']} |")
+        print(f"| {r['copies']} | {r['docs']} | {r['seconds']} | {r['ms_per_doc']} | "
+              f"{1000 * r['cpu_seconds'] / r['docs']:.2f} | {r['worker_peak_rss']['max_mb']} |")
     return 0
 
 

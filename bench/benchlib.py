@@ -128,3 +128,25 @@ def save(name: str, payload: dict) -> Path:
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(payload, indent=2, default=str))
     return path
+
+
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and everything under it: its own and its reaped
+    children's rusage, plus user+system time (own and reaped children's) of every live
+    descendant from /proc. A delta around a run is that run's CPU cost even when other work
+    competes for the cores, which wall time is not."""
+    import resource
+
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        r = resource.getrusage(who)
+        total += r.ru_utime + r.ru_stime
+    for pid in _children(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += sum(int(fields[i]) for i in (11, 12, 13, 14)) / tick
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
