@@ -87,13 +87,16 @@ def timing(repeats: int) -> dict:
 CONFIGS = {
     "paper (div: NumFeats/w, authors' code)": {"method": "paper", "num_bins": "div"},
     "paper (mul: w*NumFeats, paper text)": {"method": "paper", "num_bins": "mul"},
-    "default (guarded eps)": {"method": "default"},
-    "default guard over mul bins": {"method": "default", "num_bins": "mul"},
+    "default (element paths + classes, L2, eps by selection)": {"method": "default"},
+    "previous default (paper features, guarded eps)": {"method": "default", "xpath_classes": "none", "norm": "l1",
+                                                       "eps_rule": "guarded"},
 }
 ALTERNATIVES = {
-    "default + class on leaf XPaths": {"method": "default", "xpath_classes": "leaf"},
-    "default + class on every step": {"method": "default", "xpath_classes": "all"},
-    "HDBSCAN (min_cluster_size 4)": {"method": "default", "clusterer": "hdbscan"},
+    "default, tag-only leaf XPaths": {"method": "default", "xpath_classes": "none"},
+    "default, class-aware leaf XPaths": {"method": "default", "xpath_classes": "all"},
+    "default, L1": {"method": "default", "norm": "l1"},
+    "default, histogram eps": {"method": "default", "eps_rule": "histogram"},
+    "HDBSCAN (min_cluster_size 4) on default features": {"method": "default", "clusterer": "hdbscan"},
 }
 
 
@@ -119,7 +122,7 @@ def _sites():
 
 
 def sites(with_alternatives: bool) -> dict:
-    from crawlplan.source.experiment import evaluate_site, train_site
+    from crawlplan.source.experiment import evaluate_site, feature_mode, train_site
     from crawlplan.source.mirror import build_mirror
 
     warnings.filterwarnings("ignore")
@@ -130,7 +133,7 @@ def sites(with_alternatives: bool) -> dict:
         mirrors = {}
         for name, cfg in configs.items():
             p = {**params, **cfg}
-            xc = p.get("xpath_classes") or "none"
+            xc = feature_mode(p)
             if xc not in mirrors:
                 mirrors[xc] = build_mirror(site, raw[site], xpath_classes=xc)
             mirror = mirrors[xc]

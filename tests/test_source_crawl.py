@@ -12,11 +12,22 @@ from crawlplan.source.mirror import SitePage, build_mirror
 from test_source_synth import HOST, TYPES, bfs_order, forum_pages
 
 
-@pytest.fixture(scope="module")
-def mirror():
+def _forum_mirror(xpath_classes):
     pages = forum_pages(n_boards=4, threads_per_board=10, n_users=8)
     order = bfs_order(pages)
-    return build_mirror(HOST, [SitePage(u, i, 200, pages[u].encode()) for i, u in enumerate(order)])
+    return build_mirror(HOST, [SitePage(u, i, 200, pages[u].encode()) for i, u in enumerate(order)],
+                        xpath_classes=xpath_classes)
+
+
+@pytest.fixture(scope="module")
+def mirror():
+    """Bags in the default method's XPath variant."""
+    return _forum_mirror("elements")
+
+
+@pytest.fixture(scope="module")
+def paper_mirror():
+    return _forum_mirror("none")
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +45,19 @@ def test_apath_sampler_thins_the_queue(mirror):
     assert sample_apath(mirror, 1000, seed=1) != apath or len(apath) < 5
 
 
-def test_bfs_crawl_is_capture_order(mirror):
-    learner, _ = train_site(mirror, {"method": "paper"})
-    steps = CrawlSimulator(mirror, learner).run("bfs", 20)
-    assert [s.url for s in steps] == sample_bfs(mirror, 20)
+def test_bfs_crawl_is_capture_order(paper_mirror):
+    learner, _ = train_site(paper_mirror, {"method": "paper"})
+    steps = CrawlSimulator(paper_mirror, learner).run("bfs", 20)
+    assert [s.url for s in steps] == sample_bfs(paper_mirror, 20)
     assert all(s.score == 0 for s in steps)
+
+
+def test_mirror_and_sitemap_must_share_the_xpath_variant(mirror, paper_mirror):
+    with pytest.raises(ValueError, match="XPath"):
+        train_site(paper_mirror, {"method": "default"})
+    learner, _ = train_site(paper_mirror, {"method": "paper"})
+    with pytest.raises(ValueError, match="XPath"):
+        CrawlSimulator(mirror, learner)
 
 
 def test_crawls_respect_budget_and_never_repeat(mirror, spec):
@@ -113,10 +132,10 @@ def test_crawl_metrics_by_hand():
     assert t["harvest_rate"] == pytest.approx(2 / 3) and t["recall"] == 1.0
 
 
-def test_cv_precision_and_typer(mirror):
+def test_cv_precision_and_typer(paper_mirror):
     typer = PageTyper(TYPES)
-    urls = list(mirror.pages)
-    got = cv_precision(lambda: SitemapLearner(method="paper"), [mirror.pages[u].xpaths for u in urls],
+    urls = list(paper_mirror.pages)
+    got = cv_precision(lambda: SitemapLearner(method="paper"), [paper_mirror.pages[u].xpaths for u in urls],
                        [typer(u) for u in urls])
     assert 0.9 <= got["micro_precision"] <= 1.0
     with pytest.raises(ValueError):

@@ -35,6 +35,17 @@ def test_class_aware_variants():
     assert [a for a, _ in every.links] == [a for a, _ in leaf.links]
 
 
+def test_element_paths_keep_ancestor_context():
+    f = extract("https://s.com/", HTML, xpath_classes="elements")
+    # inner elements count too: the list container and each item, not only the anchors
+    assert f.xpaths["/html/body/div[nav]/ul"] == 1
+    assert f.xpaths["/html/body/div[nav]/ul/li"] == 4
+    assert f.xpaths["/html/body/div[nav]/ul/li/a[item]"] == 2
+    assert f.xpaths["/html/body/p"] == 2 and f.xpaths["/html"] == 1
+    assert not any("script" in p for p in f.xpaths)
+    assert f.links == extract("https://s.com/", HTML).links
+
+
 def test_unparsable_pages_are_flagged_not_raised():
     assert extract("https://s.com/", b"").error
     assert extract("https://s.com/", b"   ").error

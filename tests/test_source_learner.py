@@ -55,7 +55,7 @@ def test_predict_normalises_new_pages():
     learner = SitemapLearner().fit(feats)
     doubled = [Counter({p: 2 * n for p, n in f.xpaths.items()}) for f in feats]
     same = learner.predict(feats)
-    # log-tf changes with counts, but L1 normalisation keeps a page in its cluster
+    # log-tf changes with counts, but normalisation (L2 here) keeps a page in its cluster
     assert (learner.predict(doubled) == same).mean() > 0.9
     assert (same == learner.labels_).mean() > 0.9
 
@@ -109,10 +109,10 @@ def test_guard_replaces_a_shattering_eps():
     urls, feats, _ = _forum()
     tiny = SitemapLearner(method="paper", eps=1e-9).fit(feats)   # everything an outlier
     assert tiny.outlier_share_ > 0.25
-    guarded = SitemapLearner(method="default")
+    guarded = SitemapLearner(method="default", eps_rule="guarded", xpath_classes="none", norm="l1")
     guarded.fit(feats)
     assert guarded.outlier_share_ <= 0.25
-    shattered = SitemapLearner(method="default", num_bins="mul", max_outlier_share=0.0)
+    shattered = SitemapLearner(method="default", eps_rule="guarded", num_bins="mul", max_outlier_share=0.0)
     shattered.fit(feats)
     assert shattered.eps_source_ in ("histogram", "silhouette")
 
@@ -131,3 +131,42 @@ def test_pages_without_shared_xpaths_still_classify():
     assert learner.n_features_ == 0
     assert learner.predict([Counter({"/x": 3})]).tolist() == [int(learner.labels_[0])]
     assert SitemapLearner.from_json(learner.to_json()).predict([Counter()]).tolist() == [int(learner.labels_[0])]
+
+
+def test_method_presets_and_overrides():
+    paper, default = SitemapLearner(method="paper"), SitemapLearner()
+    assert (paper.xpath_classes_, paper.norm_, paper.eps_rule_) == ("none", "l1", "histogram")
+    assert (default.xpath_classes_, default.norm_, default.eps_rule_) == ("elements", "l2", "select")
+    mixed = SitemapLearner(method="paper", norm="l2", eps_rule="select", xpath_classes="all")
+    assert (mixed.xpath_classes_, mixed.norm_, mixed.eps_rule_) == ("all", "l2", "select")
+    with pytest.raises(ValueError):
+        SitemapLearner(norm="l3").fit([Counter({"/a": 1})] * 10)
+    with pytest.raises(ValueError):
+        SitemapLearner(eps_rule="magic").fit([Counter({"/a": 1})] * 10)
+
+
+def test_norms_of_training_vectors():
+    urls, feats, _ = _forum()
+    l1 = SitemapLearner(method="paper").fit(feats).train_vectors_
+    l2 = SitemapLearner(xpath_classes="none").fit(feats).train_vectors_
+    assert np.allclose(np.asarray(abs(l1).sum(axis=1)).ravel(), 1.0)
+    assert np.allclose(np.sqrt(np.asarray(l2.multiply(l2).sum(axis=1)).ravel()), 1.0)
+
+
+def test_select_rule_keeps_templates_apart_and_round_trips():
+    urls, feats, kind = _forum()
+    pages = forum_pages(seed=0)
+    elem = [extract(u, pages[u], xpath_classes="elements") for u in urls]
+    learner = SitemapLearner().fit(elem, urls=urls)
+    assert learner.eps_source_ in ("histogram", "silhouette") and learner.eps_ > 0
+    by_cluster = {}
+    for k, c in zip(kind, learner.labels_):
+        by_cluster.setdefault(int(c), Counter())[k] += 1
+    for c, counts in by_cluster.items():
+        counts.pop("index", None)
+        if c != -1:
+            assert len(counts) <= 1, counts
+    assert learner.n_clusters_ >= 3 and learner.outlier_share_ <= 0.25
+    back = SitemapLearner.from_json(learner.to_json())
+    assert back.norm_ == "l2" and back.xpath_classes_ == "elements"
+    assert (back.predict(elem) == learner.labels_).mean() > 0.9

@@ -8,8 +8,9 @@ from collections import Counter
 
 import pytest
 
-from crawlplan.source.experiment import site_specs, evaluate_site, train_site
-from crawlplan.source.mirror import build_mirror, load_mirrors, read_site_pages
+from crawlplan.source.experiment import evaluate_site, feature_mode, site_specs, train_site
+from crawlplan.source.evaluate import clustering_scores
+from crawlplan.source.mirror import build_mirror, read_site_pages
 
 
 @pytest.fixture(scope="module")
@@ -22,13 +23,17 @@ def demo_forums():
     specs = site_specs({}, paths["ground_truth"])
     assert len(specs) >= 3, "the demo should plant several forum hosts"
     raw = read_site_pages(resolve_inputs(paths["warc_paths"]), sites=set(specs))
-    return {site: (build_mirror(site, raw[site]), specs[site]) for site in specs}
+    return {(site, mode): (build_mirror(site, raw[site], xpath_classes=mode), specs[site])
+            for site in specs for mode in ("elements", "none")}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["default", "paper"])
 def test_demo_forums_must_show(demo_forums, method):
-    for site, (mirror, spec) in demo_forums.items():
+    mode = feature_mode({"method": method})
+    for (site, m), (mirror, spec) in demo_forums.items():
+        if m != mode:
+            continue
         assert len(mirror) >= 100
         learner, sample = train_site(mirror, {"method": method})
         rows = evaluate_site(mirror, learner, sample, spec, {"method": method, "cv": False})
@@ -44,18 +49,27 @@ def test_python_docs_both_configurations(shared_data):
 
     params = get(load_conf("local"), "source.sitemaps")
     spec = site_specs(params)["docs.python.org"]
-    mirrors = load_mirrors([str(shared_data / "sites" / "docs.python.org.warc.gz")])
-    mirror = mirrors["docs.python.org"]
-    assert len(mirror) >= 500 and mirror.entry == "https://docs.python.org/3.11/index.html"
+    raw = read_site_pages([str(shared_data / "sites" / "docs.python.org.warc.gz")])["docs.python.org"]
     typer = spec.typer
+    micro_f = {}
     for method in ("paper", "default"):
+        mirror = build_mirror("docs.python.org", raw, xpath_classes=feature_mode({**params, "method": method}))
+        assert len(mirror) >= 500 and mirror.entry == "https://docs.python.org/3.11/index.html"
         learner, sample = train_site(mirror, {**params, "method": method})
+        micro_f[method] = clustering_scores([typer(u) for u in sample], learner.labels_.tolist())["micro_f"]
         assert learner.n_clusters_ >= 2
         # the generated index pages (genindex-*.html) share one template: one cluster holds most
         gen = Counter(int(c) for u, c in zip(sample, learner.labels_) if typer(u) == "genindex")
         assert gen.most_common(1)[0][1] >= 0.8 * sum(gen.values())
         if method == "default":
             assert learner.outlier_share_ <= params["max_outlier_share"]
+            # class-aware element paths see the C API's own markup: its pages get a cluster of their own
+            capi = Counter(int(c) for u, c in zip(sample, learner.labels_) if typer(u) == "c_api")
+            best, n = capi.most_common(1)[0]
+            members = [typer(u) for u, c in zip(sample, learner.labels_) if int(c) == best]
+            assert best != -1 and n >= 0.8 * sum(capi.values()) and members.count("c_api") >= 0.9 * len(members)
+    # item 8: the default must hold up better than the faithful method on this untuned real site
+    assert micro_f["default"] > micro_f["paper"]
 
 
 def test_servo_social_pages_are_read_despite_brotli(shared_data):

@@ -56,6 +56,7 @@ def _params(args) -> tuple[dict, dict]:
 
 
 def _mirrors(args, conf, params, sites, min_pages):
+    from crawlplan.source.experiment import feature_mode
     from crawlplan.source.mirror import load_mirrors
     from crawlplan.warc.listing import resolve_inputs
 
@@ -64,7 +65,7 @@ def _mirrors(args, conf, params, sites, min_pages):
         raise FileNotFoundError(f"no WARC files found for {args.warc}")
     return load_mirrors(paths, sites=set(sites) if sites else None,
                         site_mode=get(conf, "source.site_pages.site_key", "host"),
-                        xpath_classes=params.get("xpath_classes") or "none", min_pages=min_pages)
+                        xpath_classes=feature_mode(params), min_pages=min_pages)
 
 
 def _write(out: Path, name: str, rows: list[dict]) -> None:
@@ -131,14 +132,16 @@ def cmd_crawl_sim(args) -> int:
         raise ValueError("--mode target needs --example URL (a page of the type to collect)")
     if args.budget < 1:
         raise ValueError("--budget must be at least 1")
+    learner = None
+    if args.sitemap:   # the mirror must extract the XPath variant the sitemap was learned on
+        data = json.loads(Path(args.sitemap).read_text())
+        learner = SitemapLearner.from_json(data.get("model", data))
+        params = {**params, "xpath_classes": learner.xpath_classes_}
     mirrors = _mirrors(args, conf, params, [args.site], 1)
     if args.site not in mirrors:
         raise ValueError(f"site {args.site} has no HTML pages in {args.warc}")
     mirror = mirrors[args.site]
-    if args.sitemap:
-        data = json.loads(Path(args.sitemap).read_text())
-        learner = SitemapLearner.from_json(data.get("model", data))
-    else:
+    if learner is None:
         learner, _ = train_site(mirror, params)
     steps = CrawlSimulator(mirror, learner, frontier_cap=int(params.get("frontier_cap", 3000))).run(
         args.mode, args.budget, example=args.example, scoring=args.scoring)

@@ -68,6 +68,15 @@ class Step:
     score: float
 
 
+def check_features(mirror: Mirror, learner) -> None:
+    """A learner scoring bags of another XPath variant would match almost no vocabulary and put
+    every page in one cluster without any error: refuse instead."""
+    want = getattr(learner, "xpath_classes_", mirror.xpath_classes)
+    if want != mirror.xpath_classes:
+        raise ValueError(f"mirror of {mirror.site} holds {mirror.xpath_classes!r} XPath bags but the sitemap "
+                         f"uses {want!r}: build the mirror with experiment.feature_mode(params)")
+
+
 class CrawlSimulator:
     """BFS, SOUrCe UCC and SOUrCe target crawls on one mirror with one learned sitemap.
 
@@ -76,6 +85,7 @@ class CrawlSimulator:
     """
 
     def __init__(self, mirror: Mirror, learner, *, frontier_cap: int = FRONTIER_CAP):
+        check_features(mirror, learner)
         self.mirror = mirror
         self.learner = learner
         self.frontier_cap = frontier_cap

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, link_schema
-from crawlplan.source.crawl import CrawlSimulator, sample_apath, sample_bfs
+from crawlplan.source.crawl import CrawlSimulator, check_features, sample_apath, sample_bfs
 from crawlplan.source.evaluate import (PageTyper, clustering_scores, cv_precision, target_scores,
                                        ucc_scores)
 from crawlplan.source.learner import SitemapLearner
@@ -71,15 +71,19 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
 
 
 _LEARNER_KEYS = ("method", "min_pts", "num_bins", "alpha_ucc", "alpha_target", "max_outlier_share",
-                 "min_clusters", "w_table")
+                 "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule")
 
 
 def make_learner(params: dict) -> SitemapLearner:
+    """A learner from a conf section; empty strings mean "the method's preset"."""
     kw = {k: params[k] for k in _LEARNER_KEYS if k in params and params[k] not in (None, "")}
-    for k in ("xpath_classes", "clusterer"):
-        if params.get(k):
-            kw[k] = params[k]
     return SitemapLearner(**kw)
+
+
+def feature_mode(params: dict) -> str:
+    """The XPath variant the mirror must extract so its bags match the learner's vocabulary
+    (the method's preset unless ``xpath_classes`` overrides it)."""
+    return make_learner(params).xpath_classes_
 
 
 def train_site(mirror: Mirror, params: dict) -> tuple[SitemapLearner, list[str]]:
@@ -90,6 +94,7 @@ def train_site(mirror: Mirror, params: dict) -> tuple[SitemapLearner, list[str]]
     else:
         sample = sample_apath(mirror, n, seed=int(params.get("seed", 0)))
     learner = make_learner(params)
+    check_features(mirror, learner)
     learner.fit([mirror.pages[u] for u in sample], urls=sample, resolve=mirror.resolve)
     return learner, sample
 

@@ -9,7 +9,11 @@ links inside one table no longer share a path.
 - ``none``: the paper's features (tag names only);
 - ``leaf``: the leaf element's first class token is appended, the same as Apaths;
 - ``all``: every step carries its first class token. This is what makes Sphinx pages (one shared
-  layout) separable: ``div.section`` vs ``dl.class`` vs ``div.highlight`` are content structure.
+  layout) separable: ``div.section`` vs ``dl.class`` vs ``div.highlight`` are content structure;
+- ``elements``: as ``all``, but *every* element is counted, not only leaves. Leaf paths lose
+  the containers whose children vary (a ``dl[py]`` API entry holds ``dt``/``dd`` children whose
+  leaves are shared with prose); counting inner elements keeps that ancestor context. This is
+  the ``default`` method's feature set (measured best on every real site, docs/source.md).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import lxml.html
 from lxml import etree
 
-XPATH_CLASS_MODES = ("none", "leaf", "all")
+XPATH_CLASS_MODES = ("none", "leaf", "all", "elements")
 _SKIP_TAGS = {"script", "style", "noscript", "template"}
 _SKIP_HREF = re.compile(r"^\s*(javascript:|mailto:|tel:|data:|#)", re.IGNORECASE)
 _CLASS_CLEAN = re.compile(r"[^A-Za-z0-9_-]+")
@@ -103,7 +107,8 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
     # fast path for the common case: a link under the page's own origin is in the site
     own_prefix = url.split("/", 3)[:3]
     own_prefix = "/".join(own_prefix) + "/" if len(own_prefix) == 3 and site_of is _host else "\x00"
-    all_classes = xpath_classes == "all"
+    all_classes = xpath_classes in ("all", "elements")
+    every_element = xpath_classes == "elements"
     # element -> (tag-only path, feature path); None marks a skipped subtree (scripts, styles)
     paths: dict = {}
     for el in root.iter():
@@ -118,7 +123,9 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
         plain = f"{prefix[0]}/{tag}"
         feat = f"{prefix[1]}/{_step(el, True)}" if all_classes else plain
         paths[el] = (plain, feat)
-        if not any(isinstance(c.tag, str) for c in el):
+        if every_element:
+            out.xpaths[feat] += 1
+        elif not any(isinstance(c.tag, str) for c in el):
             leaf = f"{prefix[1]}/{_step(el, True)}" if xpath_classes == "leaf" else feat
             out.xpaths[leaf] += 1
         if tag == "a":

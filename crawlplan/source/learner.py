@@ -8,12 +8,22 @@ Two configurations (``method``):
 - ``paper``: the method as published — tag-only leaf XPaths, eps from the K-dist histogram,
   DBSCAN(minPts = 4). ``num_bins`` picks between the authors' code (NumFeats / w, ``div``) and
   the paper text (w * NumFeats, ``mul``).
-- ``default``: the paper's rule behind a guard. The histogram rule's bin count (NumFeats / w)
-  was fitted to six social sites; where it fails it fails loudly — one or two clusters, or a
-  large share of outliers. The guard detects both and then picks eps by a scan over K-dist
-  quantiles that maximises silhouette x (share clustered)^2, an unsupervised criterion with no
-  site-specific constant. Class-aware XPaths and HDBSCAN were measured too and lost on every
-  site we have (docs/source.md); they stay selectable (``xpath_classes``, ``clusterer``).
+- ``default``: what held up on every labelled site we have (two real documentation sites, five
+  forums; sweep in ``bench/source_sweep.py``, tables in docs/source.md). Three changes, each
+  because the paper's choice was fitted to six social sites:
+  * features: every element's path (not only leaves) with the first class token on every step
+    (``xpath_classes: elements``) — sites built on one layout template (Sphinx) differ in their
+    content containers (``dl[py]`` API entries, ``div[highlight]`` listings), which tag-only
+    leaf paths cannot see;
+  * L2 instead of L1 normalisation (Euclidean on L2 vectors is cosine distance): L1 vectors of
+    long pages have tiny coordinates, so the K-dist curve of a large, varied site compresses and
+    one eps either collapses or shatters it;
+  * eps by selection (``eps_rule: select``): the paper's histogram eps and the K-dist quantiles
+    0.50..0.95 are candidates, and the one maximising silhouette x (share clustered)^2 wins — an
+    unsupervised criterion with no site-specific constant (the squared share stops dropping
+    hard pages as outliers from paying).
+  The earlier guard (histogram eps, re-chosen only when the site collapses or shatters) stays as
+  ``eps_rule: guarded``; HDBSCAN as ``clusterer: hdbscan``.
 """
 
 from __future__ import annotations
@@ -32,16 +42,24 @@ _W_TABLE = ((100, 16.0), (200, 12.0), (500, 6.0), (1000, 4.8))
 FORMAT = "crawlplan.sitemap/1"
 
 
-def eps_by_silhouette(X, kd: np.ndarray, min_pts: int, fallback: float = 0.10) -> float:
-    """eps from K-dist quantiles 0.50..0.95, scored by silhouette on clustered pages times the
-    squared clustered share (so dropping hard pages as outliers does not pay)."""
+_MIN_EPS = 1e-6   # a zero K-dist quantile (identical pages) still clusters the identical pages
+
+
+def eps_by_silhouette(X, kd: np.ndarray, min_pts: int, fallback: float = 0.10,
+                      candidates: Sequence[float] = ()) -> float:
+    """eps from ``candidates`` plus K-dist quantiles 0.50..0.95, scored by silhouette on
+    clustered pages times the squared clustered share (so dropping hard pages as outliers does
+    not pay); the first best candidate wins ties. ``candidates`` empty: quantiles > 0 only (the
+    guard's scan)."""
     from sklearn.cluster import DBSCAN
     from sklearn.metrics import silhouette_score
 
     best = None
-    for q in np.arange(0.50, 0.951, 0.05):
-        eps = float(np.quantile(kd, q))
-        if eps <= 0:
+    scan = [float(c) for c in candidates] + [float(np.quantile(kd, q)) for q in np.arange(0.50, 0.951, 0.05)]
+    for eps in scan:
+        if candidates:
+            eps = max(eps, _MIN_EPS)
+        elif eps <= 0:
             continue
         labels = DBSCAN(eps=eps, min_samples=min_pts).fit_predict(X)
         mask = labels != -1
@@ -99,6 +117,7 @@ class SitemapLearner:
 
     def __init__(self, method: str = "default", *, min_pts: int = 4, xpath_classes: str | None = None,
                  clusterer: str | None = None, num_bins: str = "div", eps: float | None = None,
+                 norm: str | None = None,
                  eps_rule: str | None = None, w_table: dict | None = None, max_outlier_share: float = 0.25, min_clusters: int = 3,
                  n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8):
         if method not in METHODS:
@@ -109,6 +128,7 @@ class SitemapLearner:
         self.clusterer = clusterer
         self.num_bins = num_bins
         self.eps = eps
+        self.norm = norm
         self.eps_rule = eps_rule
         self.w_table = w_table
         self.max_outlier_share = max_outlier_share
@@ -120,7 +140,11 @@ class SitemapLearner:
     # -- resolved parameters --------------------------------------------------------------
     @property
     def xpath_classes_(self) -> str:
-        return self.xpath_classes or "none"
+        return self.xpath_classes or ("none" if self.method == "paper" else "elements")
+
+    @property
+    def norm_(self) -> str:
+        return self.norm or ("l1" if self.method == "paper" else "l2")
 
     @property
     def clusterer_(self) -> str:
@@ -128,11 +152,11 @@ class SitemapLearner:
 
     @property
     def eps_rule_(self) -> str:
-        return self.eps_rule or ("histogram" if self.method == "paper" else "guarded")
+        return self.eps_rule or ("histogram" if self.method == "paper" else "select")
 
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in ("method", "min_pts", "xpath_classes", "clusterer", "num_bins",
-                                             "eps", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
+                                             "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
                                              "n_neighbors", "alpha_ucc", "alpha_target")}
 
     # -- features ---------------------------------------------------------------------------
@@ -146,8 +170,8 @@ class SitemapLearner:
         return [getattr(x, "xpaths", x) for x in X]
 
     def transform(self, X) -> sparse.csr_matrix:
-        """log-tf-idf over the learned vocabulary, L1-normalised (also for new pages: the
-        authors' code skipped this for new pages, a bug the notes call out)."""
+        """log-tf-idf over the learned vocabulary, L1- (paper) or L2-normalised, new pages too
+        (the authors' code skipped this for new pages, a bug the notes call out)."""
         bags = self._bags(X)
         index = self._index
         rows, cols, vals = [], [], []
@@ -159,7 +183,12 @@ class SitemapLearner:
                     cols.append(j)
                     vals.append(math.log2(1 + tf) * self.idf_[j])
         M = sparse.csr_matrix((vals, (rows, cols)), shape=(len(bags), len(self.vocabulary_)))
-        norms = np.asarray(abs(M).sum(axis=1)).ravel()
+        if self.norm_ not in ("l1", "l2"):
+            raise ValueError(f"norm must be l1 or l2, got {self.norm_!r}")
+        if self.norm_ == "l1":
+            norms = np.asarray(abs(M).sum(axis=1)).ravel()
+        else:
+            norms = np.sqrt(np.asarray(M.multiply(M).sum(axis=1)).ravel())
         norms[norms == 0] = 1.0
         return sparse.csr_matrix(sparse.diags(1.0 / norms) @ M)
 
@@ -220,13 +249,18 @@ class SitemapLearner:
             self.eps_ = eps_from_histogram(self.kdist_, self.n_features_, self.min_pts, num_bins=self.num_bins,
                                            w_table=self.w_table)
             self.eps_source_ = "histogram"
-        labels = DBSCAN(eps=self.eps_, min_samples=self.min_pts).fit_predict(Xv).astype(int)
+        if self.eps is None and self.eps_rule_ == "select":
+            picked = eps_by_silhouette(Xv, self.kdist_, self.min_pts, fallback=self.eps_,
+                                       candidates=[self.eps_])
+            if picked != max(self.eps_, _MIN_EPS):
+                self.eps_, self.eps_source_ = picked, "silhouette"
+        labels = DBSCAN(eps=max(self.eps_, _MIN_EPS), min_samples=self.min_pts).fit_predict(Xv).astype(int)
         if self.eps is None and self.eps_rule_ == "guarded" and self._degenerate(labels):
             self.eps_ = eps_by_silhouette(Xv, self.kdist_, self.min_pts, fallback=self.eps_)
             self.eps_source_ = "silhouette"
             labels = DBSCAN(eps=self.eps_, min_samples=self.min_pts).fit_predict(Xv).astype(int)
-        elif self.eps_rule_ not in ("histogram", "guarded"):
-            raise ValueError(f"eps_rule must be histogram or guarded, got {self.eps_rule_!r}")
+        elif self.eps_rule_ not in ("histogram", "guarded", "select"):
+            raise ValueError(f"eps_rule must be histogram, guarded or select, got {self.eps_rule_!r}")
         return labels
 
     def _degenerate(self, labels: np.ndarray) -> bool:

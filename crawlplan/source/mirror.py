@@ -55,6 +55,7 @@ class Mirror:
     order: list[str] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)
     rejects: Counter = field(default_factory=Counter)
+    xpath_classes: str = "none"   # the XPath variant of the page bags; a learner must use the same
 
     @property
     def entry(self) -> str:
@@ -75,7 +76,7 @@ class Mirror:
 def build_mirror(site: str, pages: list[SitePage], *, xpath_classes: str = "none",
                  site_mode: str = "host") -> Mirror:
     """Features for every page; duplicates keep the first capture, errors become rejects."""
-    mirror = Mirror(site=site)
+    mirror = Mirror(site=site, xpath_classes=xpath_classes)
     site_of = None if site_mode == "host" else (lambda u: site_key(u, site_mode))
     for page in sorted(pages, key=lambda p: p.order):
         url = normalise_url(page.url)

@@ -35,6 +35,7 @@ def _plain(value):
 
 def _train_group(params: dict, specs: dict):
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
+        from crawlplan.source.experiment import feature_mode
         from crawlplan.source.mirror import SitePage, build_mirror
         from crawlplan.source.tables import _empty_sitemap, site_tables
 
@@ -45,7 +46,7 @@ def _train_group(params: dict, specs: dict):
                               None if h is None else bytes(h), loc if isinstance(loc, str) else None)
                      for u, o, s, h, loc in zip(pdf["url"], pdf["capture_order"], pdf["status"],
                                                 pdf["html"], pdf["location"])]
-            mirror = build_mirror(site, pages, xpath_classes=params.get("xpath_classes") or "none")
+            mirror = build_mirror(site, pages, xpath_classes=feature_mode(params))
             tables = site_tables(mirror, params, specs.get(site))
         except Exception as exc:  # one odd site must not fail the job: record it
             detail = f"{type(exc).__name__}: {exc}"[:300] + " | " + traceback.format_exc(limit=2)[-300:]

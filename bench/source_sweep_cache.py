@@ -1,0 +1,78 @@
+"""Cache the SOUrCe training samples of every labelled site with several bag-of-XPaths variants
+(one parse per page), so the clustering sweep (bench/source_sweep.py) runs without re-parsing.
+
+    .venv/bin/python bench/source_sweep_cache.py   # -> bench/results/source_sweep_cache.json
+"""
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+OUT = REPO / "bench" / "results" / "source_sweep_cache.json"
+
+
+def extract_variants(html) -> dict:
+    """Leaf/element tag paths with and without class tokens, counted."""
+    from collections import Counter
+
+    from crawlplan.source.features import _SKIP_TAGS, _step, parse_html
+
+    root = parse_html(html)
+    out = {k: Counter() for k in ("tag", "cls_leaf", "cls_all", "elem_tag", "elem_cls")}
+    if root is None:
+        return out
+    paths = {}
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        parent = el.getparent()
+        prefix = paths.get(parent, ("", "")) if parent is not None else ("", "")
+        tag = el.tag.lower()
+        if tag in _SKIP_TAGS or prefix is None:
+            paths[el] = None
+            continue
+        plain = f"{prefix[0]}/{tag}"
+        cls = f"{prefix[1]}/{_step(el, True)}"
+        paths[el] = (plain, cls)
+        out["elem_tag"][plain] += 1
+        out["elem_cls"][cls] += 1
+        if not any(isinstance(c.tag, str) for c in el):
+            out["tag"][plain] += 1
+            out["cls_all"][cls] += 1
+            out["cls_leaf"][f"{prefix[0]}/{_step(el, True)}"] += 1
+    return out
+
+
+def main() -> int:
+    from bench_source import _sites
+    from crawlplan.source.crawl import sample_apath
+    from crawlplan.source.features import normalise_url
+    from crawlplan.source.mirror import build_mirror
+
+    warnings.filterwarnings("ignore")
+    params, raw, specs, _ = _sites()
+    out = {}
+    for site in sorted(raw):
+        mirror = build_mirror(site, raw[site])
+        sample = sample_apath(mirror, int(params.get("train_size", 1000)), seed=int(params.get("seed", 0)))
+        html = {normalise_url(p.url): p.html for p in raw[site] if p.html}
+        typer = specs[site].typer
+        pages = []
+        for u in sample:
+            src = html.get(u)
+            if src is None:  # alias: the mirror resolved a redirect
+                src = next((p.html for p in raw[site] if p.html and mirror.resolve(p.url) == u), None)
+            pages.append({"url": u, "type": typer(u), "bags": extract_variants(src)})
+        out[site] = pages
+        print(site, len(pages), file=sys.stderr)
+    OUT.write_text(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
