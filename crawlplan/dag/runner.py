@@ -193,7 +193,7 @@ class Runner:
         }
         storage.write_text(self.spark, marker_path(self.out_dir, node.name), json.dumps(marker, indent=2,
                                                                                          default=str))
-        counts = ", ".join(f"{k}={v:,}" for k, v in rows.items())
+        counts = ", ".join([f"{k}={v:,}" for k, v in rows.items()] + [f"{k}/ (files)" for k in ctx.files_outputs])
         extra = ", ".join(f"{k}={v:,}" for k, v in ctx.counters.items())
         self.echo(f"    done in {elapsed:.1f}s: {counts}" + (f" | {extra}" if extra else ""))
         return {"status": "ran", **marker}
@@ -205,7 +205,9 @@ def run_single_job(spark, conf: dict, node: Node, inputs: list[str], output: str
     runner = Runner(spark, conf, output, echo=echo)
     external = dict(get(conf, "inputs", {}) or {})
     ext = {k: external.get(k) for k in external_names}
-    if external_names and inputs and not ext.get(external_names[0]):
+    # --input feeds the external input only of nodes that read nothing else (extract); for the
+    # others it names folders holding upstream datasets
+    if external_names and inputs and len(external_names) == len(node.inputs) and not ext.get(external_names[0]):
         ext[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
     roots = [output] + [os.path.abspath(p) if "://" not in p else p for p in inputs]
     ctx = JobContext(spark=spark, node=node.name, params=node_params(node, conf), conf=conf, out_dir=output,

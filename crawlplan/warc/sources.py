@@ -36,9 +36,15 @@ def _open_s3(path: str):
                       f"https://data.commoncrawl.org/ as inputs.warc_base") from exc
     bucket_key = path.split("://", 1)[1]
     bucket, key = bucket_key.split("/", 1)
-    signed = os.environ.get("AWS_ACCESS_KEY_ID") is not None
-    client = boto3.client("s3", config=None if signed else Config(signature_version=UNSIGNED))
-    body = client.get_object(Bucket=bucket, Key=key)["Body"]
+    # Common Crawl answers unsigned requests with 403: sign with the default credentials chain
+    # (environment, profile, instance role); unsigned only on request, for public buckets that allow it.
+    unsigned = os.environ.get("CRAWLPLAN_S3_UNSIGNED", "") == "1"
+    client = boto3.client("s3", config=Config(signature_version=UNSIGNED) if unsigned else None)
+    try:
+        body = client.get_object(Bucket=bucket, Key=key)["Body"]
+    except Exception as exc:  # botocore's errors: make the fix obvious
+        raise OSError(f"cannot read {path}: {exc}. Common Crawl needs AWS credentials on S3; without them "
+                      f"set inputs.warc_base=https://data.commoncrawl.org/") from exc
     return _Unseekable(body)
 
 
