@@ -1,7 +1,8 @@
 """Sweep of SOUrCe clustering alternatives over every labelled site (item 8 of issue 6).
 
     .venv/bin/python bench/source_sweep_cache.py      # once: training samples + feature variants
-    .venv/bin/python bench/source_sweep.py [--only FEAT,...]   # -> bench/results/source_sweep.json
+    .venv/bin/python bench/source_sweep.py [--feats ...] [--how ...] --out bench/results/sweepN.json
+    .venv/bin/python bench/source_sweep.py --summary bench/results/sweep*.json   # table + leave-one-site-out
 
 One configuration is scored on all sites at once; the summary ranks configurations by their
 worst site and their mean, never by one site. ``oracle`` rows (best DBSCAN eps with the labels
@@ -133,6 +134,34 @@ def cluster(X, how, n_feats, types=None, min_pts=4):
     raise ValueError(how)
 
 
+def summary(files: list[str]) -> None:
+    """Micro-F per site for every configuration, sorted by mean; then leave-one-site-out: the
+    configuration chosen on six sites (by their worst and by their mean micro-F), scored on the
+    seventh."""
+    from collections import defaultdict
+
+    rows = [r for f in files for r in json.loads(Path(f).read_text())]
+    table = defaultdict(dict)
+    for r in rows:
+        table[(r["feat"], r["norm"], r["max_df"], r["how"])][r["site"]] = r["micro_f"]
+    sites = sorted({r["site"] for r in rows})
+    table = {k: v for k, v in table.items() if len(v) == len(sites)}
+    print("| features | norm | max df | eps / clusterer | " + " | ".join(sites) + " | worst | mean |")
+    print("|---|---|---:|---|" + "---:|" * (len(sites) + 2))
+    for k, v in sorted(table.items(), key=lambda kv: -sum(kv[1].values())):
+        f = [v[s] for s in sites]
+        print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | " + " | ".join(f"{x:.3f}" for x in f)
+              + f" | {min(f):.3f} | {sum(f) / len(f):.3f} |")
+    chosen = {k: v for k, v in table.items() if k[3] != "oracle"}
+    for crit, agg in (("worst", min), ("mean", lambda xs: sum(xs) / len(xs))):
+        held = []
+        for s in sites:
+            best = max(chosen, key=lambda k: agg([chosen[k][t] for t in sites if t != s]))
+            held.append(chosen[best][s])
+            print(f"leave-one-site-out ({crit}): held out {s}: chose {' '.join(map(str, best))} -> {chosen[best][s]:.3f}")
+        print(f"leave-one-site-out ({crit}): mean held-out micro-F {sum(held) / len(held):.3f}")
+
+
 def main() -> int:
     from crawlplan.source.evaluate import clustering_scores
     warnings.filterwarnings("ignore")
@@ -143,7 +172,11 @@ def main() -> int:
     ap.add_argument("--max-df", default="1.0,0.9")
     ap.add_argument("--how", default="hist,silq,knee,hdbscan,agg,oracle")
     ap.add_argument("--out", default=str(RESULTS / "source_sweep.json"))
+    ap.add_argument("--summary", nargs="+", help="sweep JSON files to summarise (no clustering run)")
     args = ap.parse_args()
+    if args.summary:
+        summary(args.summary)
+        return 0
     data = json.loads((RESULTS / "source_sweep_cache.json").read_text())
     rows = []
     for feat in args.feats.split(","):

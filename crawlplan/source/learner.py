@@ -43,6 +43,7 @@ FORMAT = "crawlplan.sitemap/1"
 
 
 _MIN_EPS = 1e-6   # a zero K-dist quantile (identical pages) still clusters the identical pages
+_PRECOMPUTE_MAX = 5000   # pages up to which the eps scan shares one distance matrix (200 MB at 5,000)
 
 
 def eps_by_silhouette(X, kd: np.ndarray, min_pts: int, fallback: float = 0.10,
@@ -52,8 +53,11 @@ def eps_by_silhouette(X, kd: np.ndarray, min_pts: int, fallback: float = 0.10,
     not pay); the first best candidate wins ties. ``candidates`` empty: quantiles > 0 only (the
     guard's scan)."""
     from sklearn.cluster import DBSCAN
-    from sklearn.metrics import silhouette_score
+    from sklearn.metrics import pairwise_distances, silhouette_score
 
+    # one distance matrix for all candidates (each DBSCAN and silhouette would recompute it);
+    # training samples are ~1,000 pages, so n^2 doubles stay small
+    D = pairwise_distances(X) if X.shape[0] <= _PRECOMPUTE_MAX else None
     best = None
     scan = [float(c) for c in candidates] + [float(np.quantile(kd, q)) for q in np.arange(0.50, 0.951, 0.05)]
     for eps in scan:
@@ -61,11 +65,18 @@ def eps_by_silhouette(X, kd: np.ndarray, min_pts: int, fallback: float = 0.10,
             eps = max(eps, _MIN_EPS)
         elif eps <= 0:
             continue
-        labels = DBSCAN(eps=eps, min_samples=min_pts).fit_predict(X)
+        if D is None:
+            labels = DBSCAN(eps=eps, min_samples=min_pts).fit_predict(X)
+        else:
+            labels = DBSCAN(eps=eps, min_samples=min_pts, metric="precomputed").fit_predict(D)
         mask = labels != -1
         if len(set(labels[mask].tolist())) < 2:
             continue
-        score = silhouette_score(X[mask], labels[mask]) * mask.mean() ** 2
+        if D is None:
+            sil = silhouette_score(X[mask], labels[mask])
+        else:
+            sil = silhouette_score(D[np.ix_(mask, mask)], labels[mask], metric="precomputed")
+        score = sil * mask.mean() ** 2
         if best is None or score > best[0]:
             best = (score, eps)
     return best[1] if best else fallback
