@@ -155,3 +155,16 @@ def test_host_plans_loader(tmp_path):
     assert got[["site", "rank"]].values.tolist() == [["a.test", 1], ["a.test", 2], ["b.test", 1], ["b.test", 2]]
     with pytest.raises(FileNotFoundError):
         load_host_plans(tmp_path / "missing")
+
+
+def test_crawl_curve_prefix_metrics():
+    from crawlplan.source.experiment import crawl_curve
+
+    rows = crawl_curve("target", "source", ["t", "x", "t", "t"], {"t"}, available=5)
+    by = {(r["pages"], r["metric"]): r["value"] for r in rows}
+    assert by[(1, "harvest_rate")] == 1.0 and by[(2, "harvest_rate")] == 0.5
+    assert by[(4, "harvest_rate")] == 0.75 and by[(4, "recall")] == 3 / 5
+    ucc = crawl_curve("ucc", "bfs", ["a"] * 100, {"a"}, available=200)
+    assert len({r["pages"] for r in ucc}) == 20 and max(r["pages"] for r in ucc) == 100
+    assert {r["metric"] for r in ucc} == {"valid_ratio", "recall"}
+    assert crawl_curve("ucc", "bfs", [], {"a"}, 3) == []

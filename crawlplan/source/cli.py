@@ -96,14 +96,15 @@ def cmd_sitemap(args) -> int:
         raise ValueError(f"no site with >= {args.min_pages} HTML pages in {args.warc}")
     specs = site_specs(params, args.ground_truth)
     out = Path(args.out)
-    tables: dict[str, list] = {"sitemaps": [], "page_clusters": [], "site_eval": [], "host_plans": []}
+    tables: dict[str, list] = {"sitemaps": [], "page_clusters": [], "site_eval": [], "crawl_curves": [],
+                               "host_plans": []}
     (out / "sitemap_json").mkdir(parents=True, exist_ok=True)
     for site, mirror in sorted(mirrors.items()):
         try:
             result = site_tables(mirror, params, specs.get(site))
         except Exception as exc:  # one odd site must not stop the others (as in the node)
             result = {"sitemaps": [_empty_sitemap(site, len(mirror), f"learning failed: {type(exc).__name__}: {exc}")],
-                      "page_clusters": [], "site_eval": [], "host_plans": []}
+                      "page_clusters": [], "site_eval": [], "crawl_curves": [], "host_plans": []}
         for key, rows in result.items():
             tables[key].extend(rows)
         row = result["sitemaps"][0]
@@ -118,7 +119,7 @@ def cmd_sitemap(args) -> int:
               + (f" [{row['error']}]" if row["error"] else ""))
     for key, rows in tables.items():
         _write(out, key, rows)
-    print(f"wrote sitemaps, page_clusters, site_eval, host_plans and sitemap_json/ under {out.resolve()}")
+    print(f"wrote {', '.join(tables)} and sitemap_json/ under {out.resolve()}")
     return 0
 
 

@@ -103,9 +103,33 @@ def _types_of(urls, typer) -> list:
     return [typer(u) for u in urls]
 
 
+CURVE_POINTS = 20
+
+
+def crawl_curve(task: str, method: str, crawled_types: list, wanted: set, available: int) -> list[dict]:
+    """Precision (valid ratio / harvest rate) and recall after each of ~20 evenly spaced prefixes of
+    a simulated crawl: the curves of the paper's Figures 6 and 7."""
+    n = len(crawled_types)
+    if n == 0:
+        return []
+    hits = 0
+    marks = {max(1, round(n * i / CURVE_POINTS)) for i in range(1, CURVE_POINTS + 1)}
+    precision_name = "valid_ratio" if task == "ucc" else "harvest_rate"
+    rows = []
+    for pages, t in enumerate(crawled_types, 1):
+        hits += t in wanted
+        if pages in marks:
+            rows.append({"task": task, "method": method, "pages": pages, "metric": precision_name,
+                         "value": hits / pages})
+            rows.append({"task": task, "method": method, "pages": pages, "metric": "recall",
+                         "value": hits / available if available else 0.0})
+    return rows
+
+
 def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], spec: SiteSpec,
-                  params: dict) -> list[dict]:
-    """Long-format metric rows: (task, method, metric, value) plus context columns."""
+                  params: dict, curves: list[dict] | None = None) -> list[dict]:
+    """Long-format metric rows: (task, method, metric, value) plus context columns. When ``curves``
+    is a list, the crawls' progress curves (:func:`crawl_curve`) are appended to it."""
     rows: list[dict] = []
     typer = spec.typer
     if not typer:
@@ -136,6 +160,8 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
                 (f"source_{a}", "ucc", a) for a in ABLATIONS]:
             steps = sim.run(mode, budget, scoring=scoring)
             add("ucc", method, ucc_scores([all_types[s.url] for s in steps], valid, available))
+            if curves is not None and method in ("bfs", "source"):
+                curves += crawl_curve("ucc", method, [all_types[s.url] for s in steps], valid, available)
     target = spec.target_type
     if target:
         targets = [u for u, t in all_types.items() if t == target]
@@ -146,9 +172,15 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
             for method, mode in (("bfs", "bfs"), ("source", "target")):
                 steps = sim.run(mode, budget, example=example)
                 add("target", method, target_scores([all_types[s.url] for s in steps], target, len(targets)))
+                if curves is not None:
+                    curves += crawl_curve("target", method, [all_types[s.url] for s in steps], {target},
+                                          len(targets))
             tpm = TPMCrawler(mirror, lambda u: all_types.get(u) == target,
                              sample_size=int(params.get("train_size", 1000)))
-            add("target", "tpm", target_scores([all_types[u] for u in tpm.run(budget)], target, len(targets)))
+            tpm_types = [all_types[u] for u in tpm.run(budget)]
+            add("target", "tpm", target_scores(tpm_types, target, len(targets)))
+            if curves is not None:
+                curves += crawl_curve("target", "tpm", tpm_types, {target}, len(targets))
     return rows
 
 

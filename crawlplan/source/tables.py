@@ -1,5 +1,5 @@
 """Rows of the sitemap datasets for one site: ``sitemaps``, ``page_clusters``, ``site_eval``,
-``host_plans``. Built from plain Python so the CLI writes exactly what the Spark node writes."""
+``crawl_curves``, ``host_plans``. Built from plain Python so the CLI writes exactly what the Spark node writes."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str
     site = mirror.site
     if len(mirror) < MIN_SITE_PAGES:
         return {"sitemaps": [_empty_sitemap(site, len(mirror), "fewer than 2 HTML pages")],
-                "page_clusters": [], "site_eval": [], "host_plans": []}
+                "page_clusters": [], "site_eval": [], "crawl_curves": [], "host_plans": []}
     started = time.perf_counter()
     learner, sample = train_site(mirror, params)
     train_s = time.perf_counter() - started
@@ -51,14 +51,17 @@ def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str
     }
     page_clusters = [{"site": site, "url": u, "cluster": int(c if u not in sample_label else sample_label[u]),
                       "in_training": u in in_train} for u, c in zip(urls, labels)]
-    evals = []
+    evals: list[dict] = []
+    curves: list[dict] = []
     if spec is not None and spec.page_types:
-        for r in evaluate_site(mirror, learner, sample, spec, params):
+        for r in evaluate_site(mirror, learner, sample, spec, params, curves=curves):
             evals.append({"site": site, "method_config": learner.method, **r})
+        curves = [{"site": site, "method_config": learner.method, **r} for r in curves]
     wanted = cluster_ucc_share(sample, learner.labels_.tolist(), spec) if spec else None
     plans = [{"site": site, **r} for r in host_plan(learner, cluster_wanted=wanted,
                                                     top=int(params.get("plan_top", 50)))]
-    return {"sitemaps": [sitemap], "page_clusters": page_clusters, "site_eval": evals, "host_plans": plans}
+    return {"sitemaps": [sitemap], "page_clusters": page_clusters, "site_eval": evals, "crawl_curves": curves,
+            "host_plans": plans}
 
 
 def _empty_sitemap(site: str, pages: int, error: str) -> dict:

@@ -1,8 +1,8 @@
-"""Node ``sitemaps``: site_pages -> sitemaps, page_clusters, site_eval, host_plans.
+"""Node ``sitemaps``: site_pages -> sitemaps, page_clusters, site_eval, crawl_curves, host_plans.
 
 One sitemap per site, trained in parallel: ``groupBy(site).applyInPandas`` hands each site's
 pages to one Python worker, which runs the same Spark-free code as ``crawlplan sitemap``
-(crawlplan.source.tables). The four outputs travel as JSON rows tagged by dataset in one
+(crawlplan.source.tables). The outputs travel as JSON rows tagged by dataset in one
 frame, persisted once, then parsed with each dataset's schema. A site whose learning fails
 becomes a sitemaps row with ``error`` set and a counter, never a failed job.
 """
@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 
 from crawlplan.schemas import load_schema
 
-OUTPUTS = ("sitemaps", "page_clusters", "site_eval", "host_plans")
+OUTPUTS = ("sitemaps", "page_clusters", "site_eval", "crawl_curves", "host_plans")
 _WIDE = "dataset string, site string, row string"
 
 
