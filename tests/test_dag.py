@@ -129,3 +129,15 @@ def test_schema_mismatch_names_the_column(spark, fake, tmp_path, monkeypatch):
     finally:
         SCHEMAS["numbers"]["columns"][0]["type"] = "long"
     assert not (tmp_path / "o" / "numbers").exists()
+
+
+def test_unset_external_inputs_do_not_fingerprint_the_working_directory(tmp_path, monkeypatch):
+    from crawlplan.dag.runner import _external_fingerprint
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "noise.txt").write_text("changes between runs")
+    assert _external_fingerprint("") == [] and _external_fingerprint(None) == []
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.parquet").write_bytes(b"x")
+    assert _external_fingerprint(str(data))[0][0] == str(data)

@@ -77,6 +77,8 @@ def _external_fingerprint(value) -> list:
     values = value if isinstance(value, list) else [value]
     out = []
     for item in values:
+        if item is None or str(item).strip() == "":
+            continue  # an unset input; Path("") would be the working directory
         item = str(item)
         if "://" in item and not item.startswith("file://"):
             out.append(item)
