@@ -28,7 +28,6 @@ bench/results/pipeline.json and markdown tables for docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import sys
 import tempfile
@@ -36,7 +35,6 @@ import time
 from pathlib import Path
 
 import yaml
-
 from benchlib import RESULTS, copies, cpu_seconds, machine, realpages, save, spark_session, worker_peak_rss_mb
 
 PIPELINE = {"name": "bench", "external": {"warc_paths": "WARC files"}, "nodes": {
@@ -73,11 +71,10 @@ def crawlplan_run(spark, base_conf: dict, paths: list[str], reader: str, extract
 
 
 def datatrove_run(paths: list[str], model_paths: dict, workers: int) -> dict:
+    from bench_classify import datatrove_filters
     from datatrove.executor import LocalPipelineExecutor
     from datatrove.pipeline.extractors import Trafilatura
     from datatrove.pipeline.readers import WarcReader
-
-    from bench_classify import datatrove_filters
 
     folder = os.path.dirname(paths[0])
     names = [os.path.basename(p) for p in paths]

@@ -50,6 +50,7 @@ def extract_variants(html) -> dict:
 
 def main() -> int:
     from bench_source import _sites
+
     from crawlplan.source.crawl import sample_apath
     from crawlplan.source.features import normalise_url
     from crawlplan.source.mirror import build_mirror

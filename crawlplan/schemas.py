@@ -141,7 +141,7 @@ def schema_from_dict(data: dict, where: str = "<dict>") -> DatasetSchema:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_schema(dataset: str, schema_dir: str | None = None) -> DatasetSchema:
     base = Path(schema_dir) if schema_dir else resource_dir("schemas")
     path = base / f"{dataset}.yaml"

@@ -2,9 +2,9 @@
 
 import json
 
+import dag_fake_jobs
 import pytest
 
-import dag_fake_jobs
 from crawlplan.conf import ConfError
 from crawlplan.dag import storage
 from crawlplan.dag.pipeline import describe, load_pipeline

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
-import hashlib
 import base64
+import hashlib
 import subprocess
 import sys
 import zipfile
@@ -136,7 +136,7 @@ def test_every_job_has_a_docs_page_with_local_and_cluster_commands(pipeline):
         assert page.is_file(), f"docs/jobs/{name}.md missing"
         text = page.read_text()
         assert f"crawlplan job {name}" in text, f"docs/jobs/{name}.md lacks a local example"
-        assert f"spark-submit" in text and f"jobs/{name}.py" in text, f"docs/jobs/{name}.md lacks a cluster example"
+        assert "spark-submit" in text and f"jobs/{name}.py" in text, f"docs/jobs/{name}.md lacks a cluster example"
 
 
 def test_submit_run_stops_at_the_first_failing_node(capsys):

@@ -7,8 +7,14 @@ import numpy as np
 import pytest
 
 from crawlplan.policies import adaptive, naive, sim
-from crawlplan.policies.population import (CalibratedParams, Population, calibrated_population, icc1, icc1_binary,
-                                           page_orders)
+from crawlplan.policies.population import (
+    CalibratedParams,
+    Population,
+    calibrated_population,
+    icc1,
+    icc1_binary,
+    page_orders,
+)
 from crawlplan.policies.sweep import SweepConfig, run_seed, summarize
 
 

@@ -5,11 +5,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from test_source_synth import forum_pages
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.features import extract
 from crawlplan.source.learner import SitemapLearner, eps_from_histogram, w_for_size
-from test_source_synth import forum_pages
 
 
 def _forum(seed=0):

@@ -4,10 +4,10 @@ import json
 
 import pandas as pd
 import pytest
+from test_source_synth import HOST, TYPES, forum_pages, write_warc
 
 from crawlplan.cli import main as cli_main
 from crawlplan.dag.context import JobContext
-from test_source_synth import HOST, TYPES, forum_pages, write_warc
 
 SMALL = "tiny.test"
 

@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from crawlplan.source.experiment import evaluate_site, feature_mode, site_specs, train_site
 from crawlplan.source.evaluate import clustering_scores
+from crawlplan.source.experiment import evaluate_site, feature_mode, site_specs, train_site
 from crawlplan.source.mirror import build_mirror, read_site_pages
 
 

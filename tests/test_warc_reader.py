@@ -7,7 +7,7 @@ import pytest
 
 from crawlplan.extract.records import ExtractSettings, process_warc_file
 from crawlplan.warc.listing import ListingError, resolve_inputs
-from crawlplan.warc.payload import decode_body, dechunk
+from crawlplan.warc.payload import dechunk, decode_body
 from crawlplan.warc.reader import FileOutcome, iter_records
 
 FAST = ExtractSettings(extractor="resiliparse")

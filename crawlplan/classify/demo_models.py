@@ -12,8 +12,8 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from crawlplan.classify.fasttext_model import preprocess
 from crawlplan.classify.models import DEMO_SUFFIX, ModelError, cache_path, is_remote

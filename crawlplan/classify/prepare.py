@@ -6,8 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from crawlplan.classify.demo_models import DEMO_WARNING, train_demo
-from crawlplan.classify.models import (check_pin, demo_marker, is_remote, local, missing_model_error,
-                                       model_path, present, sha256_file)
+from crawlplan.classify.models import (
+    check_pin,
+    demo_marker,
+    is_remote,
+    local,
+    missing_model_error,
+    model_path,
+    present,
+    sha256_file,
+)
 from crawlplan.classify.registry import ClassifierSpec
 from crawlplan.classify.scoring import ModelRef
 

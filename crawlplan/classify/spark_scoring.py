@@ -8,15 +8,14 @@ every executor sees (local disk in local mode, NFS) or shipped with ``SparkConte
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
 from crawlplan.classify.models import is_remote
-from crawlplan.classify.scoring import (DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN, ModelRef,
-                                        score_batch)
+from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN, ModelRef, score_batch
 
 DISTRIBUTE_MODES = ("auto", "shared", "addfile")
 

@@ -33,7 +33,7 @@ def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
         return 2
     node = pipeline.nodes[node_name]
     spark = build_session(conf, app_name=f"crawlplan-{node_name}")
-    result = run_single_job(spark, conf, node, args.input, args.output, pipeline.external_inputs(node_name))
+    run_single_job(spark, conf, node, args.input, args.output, pipeline.external_inputs(node_name))
     print(f"{node_name}: wrote {', '.join(node.outputs)} under {args.output}")
     return 0
 

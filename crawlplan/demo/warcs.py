@@ -15,7 +15,7 @@ import json
 import random
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from crawlplan.demo.web import Host, Page, Web, bfs_order
 CRAWL = "CC-MAIN-2024-10"
 SEGMENTS = ("1707947473347.44", "1707947474171.98", "1707947475203.41")
 FILES_PER_SEGMENT = (3, 3, 2)
-CRAWL_START = datetime(2024, 2, 20, 21, 40, 12, tzinfo=timezone.utc)
+CRAWL_START = datetime(2024, 2, 20, 21, 40, 12, tzinfo=UTC)
 _USER_AGENT = "CCBot/2.0 (https://commoncrawl.org/faq/)"
 _CLD2 = {"en": ("eng", "ENGLISH"), "de": ("deu", "GERMAN"), "fr": ("fra", "FRENCH"), "es": ("spa", "SPANISH"),
          "it": ("ita", "ITALIAN"), "nl": ("nld", "DUTCH"), "ja": ("jpn", "Japanese"), "ru": ("rus", "RUSSIAN")}
@@ -119,7 +119,7 @@ def write_warcs(web: Web, out_dir: Path, seed: int) -> tuple[list[str], list[Rec
     schedule: dict[int, list[tuple[datetime, Host, str, object]]] = {i: [] for i in range(len(files))}
     for h in web.hosts:
         f = rng.randrange(len(files))
-        t = datetime.strptime(files[f][1], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        t = datetime.strptime(files[f][1], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
         t += timedelta(seconds=rng.randint(0, 3600))
         for kind, item in _fetch_list(h, rng):
             t += timedelta(seconds=rng.randint(5, 40))   # politeness delay per host

@@ -12,7 +12,7 @@ from crawlplan.dag import storage
 from crawlplan.dag.context import InputError
 from crawlplan.paths import resource_dir
 from crawlplan.report.build import build_html, demo_notes
-from crawlplan.report.collect import REPORT_DATASETS, collect, read_markers
+from crawlplan.report.collect import collect, read_markers
 
 
 def _reader(ctx):

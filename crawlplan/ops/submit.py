@@ -35,7 +35,7 @@ class SubmitSpec:
     spark_conf: dict = field(default_factory=dict)
 
     @classmethod
-    def from_conf(cls, conf: dict, conf_file: str = "") -> "SubmitSpec":
+    def from_conf(cls, conf: dict, conf_file: str = "") -> SubmitSpec:
         ops = get(conf, "ops", {}) or {}
         wheel = ops.get("wheel") or f"dist/crawlplan-{__version__}-py3-none-any.zip"
         return cls(master=str(ops.get("master") or "yarn"), deploy_mode=str(ops.get("deploy_mode") or "cluster"),

@@ -58,7 +58,7 @@ class Population:
         np.cumsum(self.n, out=out[1:])
         return out
 
-    def subset(self, mask: np.ndarray) -> "Population":
+    def subset(self, mask: np.ndarray) -> Population:
         pick = lambda a: None if a is None else a[mask]  # noqa: E731
         return Population(self.n[mask], self.hq[mask], self.tld[mask], self.group[mask], pick(self.log_hc),
                           pick(self.log_pr), pick(self.cc_fetched), self.tld_names, self.group_names,

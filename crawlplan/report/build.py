@@ -17,7 +17,17 @@ import yaml
 from crawlplan import __version__
 from crawlplan.report import figures_hosts as H
 from crawlplan.report import figures_source as S
-from crawlplan.report.render import CSS, Missing, banner, error_box, esc, figure_html, missing_box, need, table_html
+from crawlplan.report.render import (
+    CSS,
+    Missing,
+    banner,
+    error_box,
+    esc,
+    figure_html,
+    missing_box,
+    need,
+    table_html,
+)
 
 DEMO_NOTE = re.compile(r"\bdemo[ _-]?models?\b", re.IGNORECASE)
 SECRET_KEY = re.compile(r"secret|password|passwd|token|access\.key|credential", re.IGNORECASE)

@@ -38,7 +38,7 @@ class MDLClustering:
     def __init__(self, dt: float = MDL_DT):
         self.dt = dt
 
-    def fit(self, schemas: list[frozenset]) -> "MDLClustering":
+    def fit(self, schemas: list[frozenset]) -> MDLClustering:
         groups: dict[frozenset, list[int]] = {}
         for i, s in enumerate(schemas):
             groups.setdefault(s, []).append(i)

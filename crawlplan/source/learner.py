@@ -347,7 +347,7 @@ class SitemapLearner:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, text: str | dict) -> "SitemapLearner":
+    def from_json(cls, text: str | dict) -> SitemapLearner:
         data = json.loads(text) if isinstance(text, str) else text
         if data.get("format") != FORMAT:
             raise ValueError(f"not a crawlplan sitemap (format {data.get('format')!r}, expected {FORMAT})")

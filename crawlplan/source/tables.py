@@ -8,8 +8,7 @@ import time
 
 import numpy as np
 
-from crawlplan.source.experiment import (SiteSpec, cluster_ucc_share, evaluate_site, host_plan,
-                                         train_site)
+from crawlplan.source.experiment import SiteSpec, cluster_ucc_share, evaluate_site, host_plan, train_site
 from crawlplan.source.mirror import Mirror
 
 MIN_SITE_PAGES = 2

@@ -10,6 +10,7 @@ import os
 
 from crawlplan.warc.payload import decode_body
 
+
 def _type_name(record_type) -> str:
     """fastwarc's enum prints as its bare name (``response``) in the versions we support."""
     text = str(record_type)

@@ -13,11 +13,11 @@ import os
 import shutil
 
 import pytest
+from warcgen import html_page, member_offsets, write_warc
 
 from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import run_single_job
-from warcgen import html_page, member_offsets, write_warc
 
 pytestmark = pytest.mark.spark
 

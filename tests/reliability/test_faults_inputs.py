@@ -9,10 +9,10 @@ import gzip
 import shutil
 
 import pytest
+from warcgen import html_page, write_warc
 
 from crawlplan.cli import friendly_errors
 from crawlplan.warc.listing import ListingError, resolve_inputs
-from warcgen import html_page, write_warc
 
 
 @pytest.fixture()

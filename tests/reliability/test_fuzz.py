@@ -5,7 +5,6 @@ checks ICC1's affine invariance and Spearman's bounds against scipy)."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest

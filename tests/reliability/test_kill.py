@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from warcgen import html_page, write_warc
 
 REPO = Path(__file__).resolve().parents[2]
