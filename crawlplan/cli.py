@@ -11,7 +11,7 @@ from pathlib import Path
 
 from crawlplan import __version__
 from crawlplan.conf import ConfError, get, load_conf
-from crawlplan.dag.entry import add_job_arguments, run_job_from_args
+from crawlplan.dag.entry import add_conf_arguments, add_job_arguments, run_job_from_args
 from crawlplan.dag.pipeline import describe, load_pipeline
 
 _DOMAIN_CLIS = (
@@ -97,9 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run a pipeline (default: main) on the configured or demo inputs")
     run.add_argument("pipeline", nargs="?", default="main")
-    run.add_argument("--conf", metavar="FILE")
-    run.add_argument("--profile", default="local")
-    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
+    add_conf_arguments(run)
     run.add_argument("--out", metavar="DIR", help="output folder (default out/)")
     group = run.add_mutually_exclusive_group()
     group.add_argument("--only", metavar="NODE", help="run just this node, even if complete")

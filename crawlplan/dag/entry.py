@@ -10,15 +10,20 @@ from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
 
 
+def add_conf_arguments(parser: argparse.ArgumentParser) -> None:
+    """The config layers every running verb takes: --conf FILE, --profile, --set key=value."""
+    parser.add_argument("--conf", metavar="FILE", help="user config file layered over the profile")
+    parser.add_argument("--profile", default="local", help="config profile: local (default) or cluster")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                        help="override one config key, e.g. --set extract.extractor=resiliparse")
+
+
 def add_job_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", action="append", default=[], metavar="PATH",
                         help="input path(s): a WARC path listing or glob for extract, "
                              "or a folder holding upstream datasets; repeatable")
     parser.add_argument("--output", required=True, metavar="DIR", help="output folder (datasets go to DIR/<name>)")
-    parser.add_argument("--conf", metavar="FILE", help="user config file layered over the profile")
-    parser.add_argument("--profile", default="local", help="config profile: local (default) or cluster")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
-                        help="override one config key, e.g. --set extract.extractor=resiliparse")
+    add_conf_arguments(parser)
     parser.add_argument("--pipeline", default="main", help="pipeline that defines the node (default main)")
 
 
