@@ -372,3 +372,30 @@ def test_node_fingerprint_sees_real_models_not_demo_training(trained, conf, tmp_
     conf2 = load_conf("local", overrides=[f"classify.model_dir={conf['classify']['model_dir']}",
                                           f"classifiers.gneissweb_sci.path={real}"])
     assert fingerprint(params, conf2)[1][2:] == [10, real.stat().st_mtime_ns]
+
+
+def test_a_demo_marker_does_not_switch_a_pin_off(tmp_path):
+    import hashlib
+    import json as _json
+
+    from crawlplan.classify.models import ModelError, check_pin
+    from crawlplan.classify.registry import ClassifierSpec
+
+    model = tmp_path / "model.bin"
+    model.write_bytes(b"tampered")
+    (tmp_path / "model.bin.demo.json").write_text(_json.dumps({"demo": True}))
+    fields = {f: None for f in ClassifierSpec.__dataclass_fields__}
+    pinned = ClassifierSpec(**{**fields, "name": "dclm", "kind": "fasttext", "path": str(model), "file": "",
+                               "sha256": hashlib.sha256(b"real").hexdigest()})
+    with pytest.raises(ModelError, match="refusing to load"):
+        check_pin(pinned, str(model))
+
+
+def test_an_unquoted_numeric_sha256_is_an_error():
+    from crawlplan.classify.registry import load_registry
+    from crawlplan.conf import ConfError, load_conf
+
+    conf = load_conf("local")
+    conf["classifiers"]["dclm"]["sha256"] = 1234567890
+    with pytest.raises(ConfError, match="quoted string"):
+        load_registry(conf)

@@ -104,8 +104,9 @@ def sha256_file(path: str) -> str:
 def check_pin(spec: ClassifierSpec, path: str) -> str:
     """Refuse a file whose sha256 differs from the registry pin, before anything loads it.
 
-    Returns the pin status. Demo models are not the pinned file by construction; they are
-    marked and reported loudly instead. Remote files are checked when pulled, not per run.
+    Returns the pin status. A pin means "this exact file": a demo model (or anything beside a
+    demo marker) never passes it, so a sidecar file cannot switch the check off. Remote files are
+    checked when pulled, not per run.
     """
     if not spec.sha256:
         return "unpinned"
@@ -113,11 +114,10 @@ def check_pin(spec: ClassifierSpec, path: str) -> str:
         return "pinned (folder, not checked)"
     if is_remote(path):
         return "pinned (remote, not checked)"
-    if demo_marker(path) is not None:
-        return "pinned (demo model in place)"
     actual = sha256_file(path)
     if actual != spec.sha256:
-        raise ModelError(f"classifier '{spec.name}': {path} has sha256 {actual}, the registry pins "
+        what = "a demo model" if demo_marker(path) is not None else "a file"
+        raise ModelError(f"classifier '{spec.name}': {path} is {what} with sha256 {actual}, the registry pins "
                          f"{spec.sha256}; refusing to load it. Re-download with `crawlplan models pull "
                          f"{spec.name}` or fix classifiers.{spec.name}.sha256")
     return "pinned, verified"

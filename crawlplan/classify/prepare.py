@@ -58,7 +58,8 @@ def prepare_models(specs: list[ClassifierSpec], conf: dict, *, allow_demo: bool,
     are not allowed (or the classifier is not fastText, or points at a user path).
     """
     missing = [s for s in specs if not _exists(s, model_path(s, conf), remote_exists)]
-    trainable = [s for s in missing if allow_demo and s.kind == "fasttext" and not s.path]
+    # a pinned entry wants that exact file: a demo stand-in would be refused by its pin anyway
+    trainable = [s for s in missing if allow_demo and s.kind == "fasttext" and not s.path and not s.sha256]
     for spec in missing:
         if spec not in trainable:
             raise missing_model_error(spec, model_path(spec, conf))

@@ -97,6 +97,10 @@ def _spec(name: str, raw: dict) -> ClassifierSpec:
     loader = str(raw.get("loader") or ("sequence_classification" if kind == "transformer" else ""))
     if kind == "transformer" and loader not in LOADERS:
         raise ConfError(f"{where}.loader is '{loader}'; expected one of {', '.join(LOADERS)}")
+    if raw.get("sha256") not in (None, "") and not isinstance(raw.get("sha256"), str):
+        # YAML reads an all-digit hash as a number (and a leading 0 as octal): the pin would be lost
+        raise ConfError(f"{where}.sha256 must be a quoted string of 64 hex digits (YAML read a "
+                        f"{type(raw.get('sha256')).__name__}); write sha256: \"...\"")
     sha = str(raw.get("sha256") or "").strip().lower()
     if sha and (len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha)):
         raise ConfError(f"{where}.sha256 must be 64 hex digits, got '{sha}'")
