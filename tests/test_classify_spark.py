@@ -210,7 +210,7 @@ def test_pinned_mismatch_refused_in_node(spark, full_run, docs_dir, tmp_path):
     fake = tmp_path / "real.bin"
     fake.write_bytes(open(src, "rb").read())
     assert not os.path.exists(str(fake) + DEMO_SUFFIX)
-    bad = _conf(conf["classify"]["model_dir"], f"classifiers.dclm.path={fake}", f"classifiers.dclm.sha256={'1' * 64}",
+    bad = _conf(conf["classify"]["model_dir"], f"classifiers.dclm.path={fake}", f"classifiers.dclm.sha256={'ab' * 32}",
                 "classify.models=[dclm]")
     with pytest.raises(ValueError, match="refusing to load"):
         _run(spark, bad, docs_dir, tmp_path / "out")
