@@ -68,14 +68,7 @@ def read_host_ranks(spark: SparkSession, path: str, *, keep_www_duplicates: bool
     Common Crawl's own crawler would have prioritised. Rows whose numbers do not parse are
     dropped (``count_bad_rank_rows`` counts them for the caller's report).
     """
-    raw = _raw_ranks(spark, path)
-    typed = raw.select(
-        F.col("harmonicc_pos").try_cast("long").alias("harmonicc_pos"),
-        F.col("harmonicc_val").try_cast("double").alias("harmonicc_val"),
-        F.col("pr_pos").try_cast("long").alias("pr_pos"),
-        F.col("pr_val").try_cast("double").alias("pr_val"),
-        normalize_rev_host(F.col("host_rev")).alias("rev_host"),
-    ).where(_valid_rank_row())
+    typed = _typed_ranks(spark, path).where(_valid_rank_row())
     if not keep_www_duplicates:
         best = F.min(F.struct("harmonicc_pos", "harmonicc_val", "pr_pos", "pr_val")).alias("best")
         typed = typed.groupBy("rev_host").agg(best).select("rev_host", "best.*")
@@ -95,6 +88,17 @@ def _raw_ranks(spark: SparkSession, path: str) -> DataFrame:
     return spark.read.csv(ranks_file, sep="\t", schema=schema, header=False, comment="#", mode="PERMISSIVE")
 
 
+def _typed_ranks(spark: SparkSession, path: str) -> DataFrame:
+    """The ranks file with numbers parsed (null where they do not parse) and the project's key."""
+    return _raw_ranks(spark, path).select(
+        F.col("harmonicc_pos").try_cast("long").alias("harmonicc_pos"),
+        F.col("harmonicc_val").try_cast("double").alias("harmonicc_val"),
+        F.col("pr_pos").try_cast("long").alias("pr_pos"),
+        F.col("pr_val").try_cast("double").alias("pr_val"),
+        normalize_rev_host(F.col("host_rev")).alias("rev_host"),
+    )
+
+
 def _valid_rank_row():
     return (F.col("rev_host").isNotNull() & (F.length("rev_host") > 0)
             & F.col("harmonicc_pos").isNotNull() & F.col("harmonicc_val").isNotNull()
@@ -104,15 +108,7 @@ def _valid_rank_row():
 
 def count_bad_rank_rows(spark: SparkSession, path: str) -> int:
     """Rows of the ranks file that ``read_host_ranks`` drops (unparseable or negative values)."""
-    raw = _raw_ranks(spark, path)
-    typed = raw.select(
-        F.col("harmonicc_pos").try_cast("long").alias("harmonicc_pos"),
-        F.col("harmonicc_val").try_cast("double").alias("harmonicc_val"),
-        F.col("pr_pos").try_cast("long").alias("pr_pos"),
-        F.col("pr_val").try_cast("double").alias("pr_val"),
-        F.col("host_rev").alias("rev_host"),
-    )
-    return typed.where(~F.coalesce(_valid_rank_row(), F.lit(False))).count()
+    return _typed_ranks(spark, path).where(~F.coalesce(_valid_rank_row(), F.lit(False))).count()
 
 
 def read_paths_listing(spark: SparkSession, listing: str, base: str | None = None) -> list[str]:
