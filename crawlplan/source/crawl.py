@@ -27,24 +27,28 @@ def sample_apath(mirror: Mirror, n: int, *, seed: int = 0, start: str | None = N
     fetch queue is thinned, so one pagination row or one list of 50 threads costs one fetch.
     """
     rng = random.Random(seed)
-    start = start or mirror.entry
-    queue, seen, out, done = deque([start]), {start}, [], set()
-    while queue and len(out) < n:
-        url = mirror.resolve(queue.popleft())
-        if url is None or url in done:
-            continue
-        done.add(url)
-        out.append(url)
+
+    def one_per_apath(url, seen):
         for _, targets in links_by_apath(mirror.pages[url].links).items():
             fresh = [t for t in targets if t not in seen]
             if fresh:
-                pick = rng.choice(fresh)
-                seen.add(pick)
-                queue.append(pick)
-    return out
+                yield rng.choice(fresh)
+
+    return _breadth_first(mirror, n, start, one_per_apath)
 
 
 def sample_bfs(mirror: Mirror, n: int, *, start: str | None = None) -> list[str]:
+    def every_link(url, seen):
+        for _, target in mirror.pages[url].links:
+            if target not in seen:
+                yield target
+
+    return _breadth_first(mirror, n, start, every_link)
+
+
+def _breadth_first(mirror: Mirror, n: int, start: str | None, expand) -> list[str]:
+    """The fetch loop both samplers share; ``expand(url, seen)`` yields the links to enqueue
+    (``seen`` grows between yields, so a link is enqueued once)."""
     start = start or mirror.entry
     queue, seen, out, done = deque([start]), {start}, [], set()
     while queue and len(out) < n:
@@ -53,10 +57,9 @@ def sample_bfs(mirror: Mirror, n: int, *, start: str | None = None) -> list[str]
             continue
         done.add(url)
         out.append(url)
-        for _, target in mirror.pages[url].links:
-            if target not in seen:
-                seen.add(target)
-                queue.append(target)
+        for target in expand(url, seen):
+            seen.add(target)
+            queue.append(target)
     return out
 
 
