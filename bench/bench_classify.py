@@ -1,5 +1,6 @@
-"""Classification throughput: crawlplan's batched mapInPandas vs a per-row Python UDF vs
-datatrove's FastTextClassifierFilter (ten filters), same ten model files, same texts, one run.
+"""Classification throughput: crawlplan's batched mapInPandas (projected and fastText engines)
+vs a per-row Python UDF vs datatrove's FastTextClassifierFilter (ten filters), same ten model
+files, same texts, one run.
 
     .venv/bin/python bench/bench_classify.py [--docs N] [--cores 1] [--dim 100]
 
@@ -239,6 +240,10 @@ def main() -> int:
     from crawlplan.classify.prepare import prepare_models
 
     refs, _ = prepare_models(specs, conf, allow_demo=False, remote_exists=lambda p: False)
+    from dataclasses import replace
+
+    refs = [replace(r, engine="projected") for r in refs]
+    fasttext_refs = [replace(r, engine="fasttext") for r in refs]
 
     work = Path(tempfile.mkdtemp(prefix="bench-classify-", dir=RESULTS))
     jsonl_dir = work / "jsonl"
@@ -280,17 +285,19 @@ def main() -> int:
         raise SystemExit("--cores > 1: not supported for the datatrove side in this script")
     # warm-ups (untimed): models loaded in the Spark Python workers and in datatrove's filters
     spark_batched(spark, warm_parquet, refs, args.batch)
+    spark_batched(spark, warm_parquet, fasttext_refs, args.batch)
     if not args.skip_udf:
         spark_per_row(spark, warm_parquet, refs)
     run_datatrove(str(warm_dir), filters, str(work / "logs-warm"))
 
     contenders = [
-        ("crawlplan mapInPandas (batched)", spark_batched, (spark, parquet, refs, args.batch)),
-        ("per-row Python UDF", spark_per_row, (spark, parquet, refs)),
+        ("crawlplan mapInPandas, projected engine", spark_batched, (spark, parquet, refs, args.batch)),
+        ("crawlplan mapInPandas, fastText engine", spark_batched, (spark, parquet, fasttext_refs, args.batch)),
+        ("per-row Python UDF (fastText engine)", spark_per_row, (spark, parquet, fasttext_refs)),
         ("datatrove FastTextClassifierFilter", run_datatrove, (str(jsonl_dir), filters, str(work / "logs"))),
     ]
     if args.skip_udf:
-        contenders.pop(1)
+        contenders.pop(2)
     for rnd in range(args.rounds):
         # alternate the order so no contender always runs first (or last) on a busy machine
         for name, fn, fargs in (contenders if rnd % 2 == 0 else contenders[::-1]):

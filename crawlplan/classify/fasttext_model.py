@@ -105,18 +105,56 @@ def score_predictions(pairs: list[tuple[str, float]], spec: ClassifierSpec) -> f
     return clip(value)
 
 
+def score_probabilities(probs, labels: list[str], spec: ClassifierSpec):
+    """:func:`score_predictions` for a batch at once (the projected engine's output).
+
+    ``probs[d, i]`` is the probability fastText would report for ``labels[i]`` (0 when it would
+    not report the label, a NaN row when it makes no prediction). Rows that give no finite score
+    come back NaN; the caller records them as rejects.
+    """
+    import numpy as np
+
+    if spec.score == "top1_positive":
+        # the latest label wins an exact tie, as fastText's top-1 heap keeps it
+        top = probs.shape[1] - 1 - np.argmax(probs[:, ::-1], axis=1)
+        top_prob = probs[np.arange(len(probs)), top]
+        positive = np.array([label == spec.positive_label for label in labels])[top]
+        value = np.where(positive, top_prob, 1.0 - top_prob)
+    elif spec.score == "expected_label":
+        weights = np.array([int(label.removeprefix("__label__")) for label in labels], dtype=np.float64)
+        value = probs @ weights / spec.max_label
+    else:
+        raise ScoringError(f"unknown score rule '{spec.score}' for a fastText classifier")
+    value = np.where(np.isfinite(value), value, np.nan)
+    return np.clip(value, _CLIP_LO, _CLIP_HI)
+
+
 def prediction_k(spec: ClassifierSpec) -> int:
     """Top-1 is all the binary rule reads; the expected value needs the whole distribution."""
     return 1 if spec.score == "top1_positive" else -1
 
 
-class FastTextScorer:
-    """One loaded model plus its spec: ``score(text)`` on raw document text."""
+#: How a batch is predicted: ``projected`` (crawlplan.classify.projected, the same numbers
+#: through a label-space table) or ``fasttext`` (one ``f.predict`` per document).
+ENGINES = ("projected", "fasttext")
 
-    def __init__(self, spec: ClassifierSpec, path: str, model=None):
+
+class FastTextScorer:
+    """One loaded model plus its spec: ``score(text)`` on raw document text.
+
+    With the projected engine, ``projected`` holds the model's projected table; it stays None
+    (and ``fallback_reason`` says why) for models the engine cannot project, which then
+    predict through fastText.
+    """
+
+    def __init__(self, spec: ClassifierSpec, path: str, model=None, engine: str = "projected"):
+        if engine not in ENGINES:
+            raise ScoringError(f"classify.engine is '{engine}'; expected one of {', '.join(ENGINES)}")
         self.spec = spec
         self.path = path
         self.model = model if model is not None else load_fasttext(path)
+        self.projected = None
+        self.fallback_reason = "" if engine == "projected" else "classify.engine is fasttext"
         labels = set(model_labels(self.model))
         if spec.score == "top1_positive":
             ok = labels == set(spec.labels)
@@ -126,6 +164,13 @@ class FastTextScorer:
             raise ScoringError(f"model {path} for '{spec.name}' predicts labels {sorted(labels)}; the registry "
                                f"expects {list(spec.labels)} (score rule {spec.score})")
         self.k = prediction_k(spec)
+        if engine == "projected":
+            from crawlplan.classify.projected import NotProjectable, project
+
+            try:
+                self.projected = project(self.model)
+            except NotProjectable as exc:
+                self.fallback_reason = str(exc)
 
     def score_preprocessed(self, text: str) -> float:
         return score_predictions(predict(self.model, text, self.k), self.spec)

@@ -8,11 +8,14 @@ becomes a counted reject (empty text, a classifier error), never a crash of the 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
-from crawlplan.classify.fasttext_model import FastTextScorer, ScoringError, preprocess
+from crawlplan.classify.fasttext_model import FastTextScorer, ScoringError, preprocess, score_probabilities
+from crawlplan.classify.projected import EncodedBatch, TokenTable
 from crawlplan.classify.registry import ClassifierSpec
 
 REJECT_COLUMN = "_reject_reason"
@@ -35,6 +38,7 @@ class ModelRef:
     demo: bool = False
     ship_dir: str = ""
     ship_file: str = ""
+    engine: str = "projected"
 
     def local_path(self) -> str:
         if self.ship_dir or self.ship_file:
@@ -50,8 +54,10 @@ class ModelRef:
 
 # One entry per model per Python process: with spark.python.worker.reuse (the default) a worker
 # process serves many tasks, so a 2-4 GB model is read once per process, not once per batch.
-_MODELS: dict[tuple[str, str], object] = {}
+_MODELS: dict[tuple[str, str, str], object] = {}
 _LOADS: list[str] = []
+# Distinct tokens seen by this process, shared by every projected model (crawlplan.classify.projected).
+_TOKENS = TokenTable()
 
 
 def load_count() -> int:
@@ -60,14 +66,17 @@ def load_count() -> int:
 
 
 def get_scorer(ref: ModelRef):
-    cache_key = (ref.path, ref.key)
+    cache_key = (ref.path, ref.key, ref.engine)
     scorer = _MODELS.get(cache_key)
     if scorer is None:
         # A replaced file under the same path: drop the stale model before loading the new one.
         for old in [k for k in _MODELS if k[0] == ref.path]:
             del _MODELS[old]
         if ref.spec.kind == "fasttext":
-            scorer = FastTextScorer(ref.spec, ref.local_path())
+            scorer = FastTextScorer(ref.spec, ref.local_path(), engine=ref.engine)
+            if ref.engine == "projected" and scorer.projected is None:
+                print(f"classify: {ref.spec.name} predicts through fastText, not projected: "
+                      f"{scorer.fallback_reason}", file=sys.stderr)
         else:
             from crawlplan.classify.transformer import TransformerScorer
 
@@ -98,6 +107,47 @@ def _score_fasttext(scorer: FastTextScorer, texts: list[str | None]) -> tuple[li
     return out, errors
 
 
+@dataclass
+class _Encoded:
+    """One preprocessing's texts, tokenized once for every projected model that reads them."""
+
+    batch: EncodedBatch
+    positions: list[int]  # batch row -> index in the texts list
+    multiline: list[int]  # texts fastText cannot predict as one line
+
+
+def _encode(texts: list[str | None]) -> _Encoded:
+    positions = [i for i, t in enumerate(texts) if t is not None and "\n" not in t]
+    multiline = [i for i, t in enumerate(texts) if t is not None and "\n" in t]
+    return _Encoded(_TOKENS.encode([texts[i] for i in positions]), positions, multiline)
+
+
+def _score_projected(scorer: FastTextScorer, encoded: _Encoded, texts: list[str | None]) -> tuple[list, dict[int, str]]:
+    """Scores for one model from the shared encoding; the same values and rejects as
+    :func:`_score_fasttext`. An unexpected failure falls back to that path for the batch."""
+    name = scorer.spec.name
+    try:
+        probs, _ = scorer.projected.probabilities(encoded.batch)
+        values = score_probabilities(probs, scorer.projected.labels, scorer.spec)
+    except Exception as exc:  # noqa: BLE001 - never lose the batch; fastText scores it instead
+        print(f"classify: projected scoring failed for {name} ({type(exc).__name__}: {exc}); "
+              f"this batch predicts through fastText", file=sys.stderr)
+        return _score_fasttext(scorer, texts)
+    out: list = [None] * len(texts)
+    errors: dict[int, str] = {}
+    for row, i in enumerate(encoded.positions):
+        value = values[row]
+        if np.isnan(value):
+            reason = "fastText returned no prediction" if np.isnan(probs[row]).all() else \
+                f"fastText returned a non-finite probability for {name}"
+            errors[i] = f"{name}: ScoringError: {reason}"
+        else:
+            out[i] = float(value)
+    for i in encoded.multiline:
+        errors[i] = f"{name}: ScoringError: fastText predicts one line at a time; preprocess the text first"
+    return out, errors
+
+
 def score_batch(pdf: pd.DataFrame, refs: list[ModelRef], max_chars: int, keep: list[str]) -> pd.DataFrame:
     """``keep`` columns of ``pdf`` plus one column per classifier and the reject/truncation flags.
 
@@ -112,6 +162,8 @@ def score_batch(pdf: pd.DataFrame, refs: list[ModelRef], max_chars: int, keep: l
         if text is None or not text.strip():
             reasons[i] = "empty_text"
     prepared: dict[tuple[str, bool], tuple[list, list]] = {}
+    encoded: dict[tuple[str, bool], _Encoded] = {}
+    _TOKENS.start_batch()
     out = pdf[keep].copy() if keep else pd.DataFrame(index=pdf.index)
     for ref in refs:
         spec = ref.spec
@@ -129,7 +181,11 @@ def score_batch(pdf: pd.DataFrame, refs: list[ModelRef], max_chars: int, keep: l
             prepared[mode] = (texts, truncs)
         texts, _ = prepared[mode]
         scorer = get_scorer(ref)
-        if spec.kind == "fasttext":
+        if spec.kind == "fasttext" and scorer.projected is not None:
+            if mode not in encoded:
+                encoded[mode] = _encode(texts)
+            values, errors = _score_projected(scorer, encoded[mode], texts)
+        elif spec.kind == "fasttext":
             values, errors = _score_fasttext(scorer, texts)
         else:
             values, errors = scorer.score_batch(texts)

@@ -9,11 +9,14 @@ once per Python worker process; see docs/classify.md for memory sizing with real
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.classify.demo_models import DEMO_WARNING
+from crawlplan.classify.fasttext_model import ENGINES
 from crawlplan.classify.models import demo_marker, model_dir, model_path
 from crawlplan.classify.prepare import demo_allowed, prepare_models
 from crawlplan.classify.registry import SCORE_COLUMNS, load_registry, select
@@ -78,6 +81,10 @@ def run(ctx) -> dict[str, DataFrame]:
                  f"(run `crawlplan models pull` for the real ones)")
     if str(spark.conf.get("spark.python.worker.reuse", "true")).lower() == "false":
         ctx.note("spark.python.worker.reuse is false: every task reloads every model; set it to true")
+    engine = str(params.get("engine", "projected"))
+    if engine not in ENGINES:
+        raise ValueError(f"classify.engine is '{engine}'; expected one of {', '.join(ENGINES)}")
+    refs = [replace(r, engine=engine) for r in refs]
     mode = choose_distribution(str(params.get("distribute", "auto")), refs, master)
     if mode == "addfile":
         refs = ship(spark, refs, model_dir(ctx.conf))
