@@ -206,3 +206,16 @@ def test_projected_batch_failure_falls_back_to_fasttext(models, monkeypatch, cap
     assert out[spec.column].notna().all()
     assert abs(out[spec.column][0] - scorer.score("energy proteins")) < 1e-12
     assert "predicts through fastText" in capsys.readouterr().err
+
+
+def test_projected_scorer_releases_the_fasttext_model_and_reloads_it_on_demand(models):
+    _, path = models["softmax_bigrams"]
+    scorer = ftm.FastTextScorer(_spec(2), path)
+    assert scorer.projected is not None and scorer._model is None
+    single = scorer.score("energy proteins cells")  # the per-document path loads the file again
+    assert scorer._model is not None
+    batch = TokenTable().encode(["energy proteins cells"])
+    from crawlplan.classify.fasttext_model import score_probabilities
+
+    value = score_probabilities(scorer.projected.probabilities(batch)[0], scorer.projected.labels, scorer.spec)
+    assert abs(value[0] - single) < 2e-6

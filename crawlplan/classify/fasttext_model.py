@@ -142,9 +142,10 @@ ENGINES = ("projected", "fasttext")
 class FastTextScorer:
     """One loaded model plus its spec: ``score(text)`` on raw document text.
 
-    With the projected engine, ``projected`` holds the model's projected table; it stays None
-    (and ``fallback_reason`` says why) for models the engine cannot project, which then
-    predict through fastText.
+    With the projected engine, ``projected`` holds the model's projected table and the fastText
+    model itself is released (its input matrix is most of a 1-4 GB file); it is loaded again
+    only if a document has to be predicted through fastText. ``projected`` stays None (and
+    ``fallback_reason`` says why) for models the engine cannot project.
     """
 
     def __init__(self, spec: ClassifierSpec, path: str, model=None, engine: str = "projected"):
@@ -152,7 +153,7 @@ class FastTextScorer:
             raise ScoringError(f"classify.engine is '{engine}'; expected one of {', '.join(ENGINES)}")
         self.spec = spec
         self.path = path
-        self.model = model if model is not None else load_fasttext(path)
+        self._model = model if model is not None else load_fasttext(path)
         self.projected = None
         self.fallback_reason = "" if engine == "projected" else "classify.engine is fasttext"
         labels = set(model_labels(self.model))
@@ -169,8 +170,15 @@ class FastTextScorer:
 
             try:
                 self.projected = project(self.model)
+                self._model = None
             except NotProjectable as exc:
                 self.fallback_reason = str(exc)
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._model = load_fasttext(self.path)
+        return self._model
 
     def score_preprocessed(self, text: str) -> float:
         return score_predictions(predict(self.model, text, self.k), self.spec)

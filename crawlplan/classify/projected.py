@@ -217,28 +217,67 @@ def project(model) -> "ProjectedModel":
     return ProjectedModel(f, loss, args)
 
 
+def char_ngrams(word: bytes, minn: int, maxn: int) -> list[bytes]:
+    """``computeSubwords``: the character n-grams of ``<word>``, counted in UTF-8 characters,
+    without the lone ``<`` and ``>``."""
+    w = b"<" + word + b">"
+    size = len(w)
+    out = []
+    for i in range(size):
+        if w[i] & 0xC0 == 0x80:  # not the first byte of a character
+            continue
+        j, n = i, 1
+        while j < size and n <= maxn:
+            j += 1
+            while j < size and w[j] & 0xC0 == 0x80:
+                j += 1
+            if n >= minn and not (n == 1 and (i == 0 or j == size)):
+                out.append(w[i:j])
+            n += 1
+    return out
+
+
 class ProjectedModel:
-    """One model: ``P = E Wᵀ``, its labels, and the summed ``P`` rows of the tokens seen so far."""
+    """One model reduced to what prediction needs: ``P = E Wᵀ``, the vocabulary, the labels.
+
+    It keeps no reference to the fastText model, so the caller can free the model's input
+    matrix (the bulk of a 1-4 GB file) once this is built. It also keeps the summed ``P`` rows
+    of the tokens seen so far.
+    """
 
     def __init__(self, f, loss: str, args):
-        self.f = f
         self.loss = loss
-        self.labels, counts = f.getLabels("replace")
-        self.labels = list(self.labels)
+        labels, counts = f.getLabels("replace")
+        self.labels = list(labels)
         self.word_ngrams = int(args.wordNgrams)
         self.bucket = int(args.bucket)
-        self.subwords = int(args.maxn) > 0
+        self.minn, self.maxn = int(args.minn), int(args.maxn)
+        # surrogateescape keeps any byte sequence of the vocabulary exactly (and unmatchable by
+        # document tokens, which are valid UTF-8, when the bytes are not)
+        words, _ = f.getVocab("surrogateescape")
+        self.vocab = {w.encode("utf-8", "surrogateescape"): i for i, w in enumerate(words)}
         inputs = np.asarray(f.getInputMatrix())  # a view of fastText's own matrix, no copy
         self.nwords = inputs.shape[0] - self.bucket
+        if self.nwords != len(words):
+            raise NotProjectable(f"{inputs.shape[0]} input rows for {len(words)} words and {self.bucket} buckets")
         outputs = np.asarray(f.getOutputMatrix(), dtype=np.float64)
         table = np.empty((inputs.shape[0], outputs.shape[0]), dtype=np.float64)
         for lo in range(0, inputs.shape[0], _PROJECT_ROWS):
             table[lo:lo + _PROJECT_ROWS] = inputs[lo:lo + _PROJECT_ROWS] @ outputs.T
+        del inputs
         self.table = table
         if loss == "hs":
             self.left, self.right = _huffman_tree(list(counts))
         self._generation = -1
         self._known = 0
+
+    def input_ids(self, token: bytes) -> list[int]:
+        """The input rows fastText adds for one token (``Dictionary::addSubwords``)."""
+        wid = self.vocab.get(token, -1)
+        ids = [wid] if wid >= 0 else []
+        if self.maxn > 0 and token != EOS:
+            ids += [self.nwords + fasttext_hash(g) % self.bucket for g in char_ngrams(token, self.minn, self.maxn)]
+        return ids
 
     def _catch_up(self, table: TokenTable) -> None:
         """Summed ``P`` rows and id counts for the tokens added to ``table`` since last time."""
@@ -256,19 +295,20 @@ class ProjectedModel:
                                                                          self.table.shape[1]))])
             self.token_counts = np.concatenate([self.token_counts, np.zeros(grown - len(self.token_counts),
                                                                             dtype=np.int64)])
-        if self.subwords:  # word id (when known) plus the hashed character n-grams of <word>
-            rows = [self.f.getSubwords(token, "replace")[1] for token in new]
+        if self.maxn > 0:  # word id (when known) plus the hashed character n-grams of <word>
+            rows = [self.input_ids(token) for token in new]
             counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
             flat = np.fromiter((r for row in rows for r in row), dtype=np.int64, count=int(counts.sum()))
             sums = np.zeros((len(new), self.table.shape[1]))
             has = counts > 0
             if has.any():
                 starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[has]
-                sums[has] = np.add.reduceat(self.table[flat], starts, axis=0)
+                sums[has] = np.add.reduceat(np.take(self.table, flat, axis=0), starts, axis=0)
         else:
-            wids = np.fromiter(map(self.f.getWordId, new), dtype=np.int64, count=len(new))
+            get = self.vocab.get
+            wids = np.fromiter((get(token, -1) for token in new), dtype=np.int64, count=len(new))
             counts = (wids >= 0).astype(np.int64)
-            sums = np.where(counts[:, None] > 0, self.table[np.maximum(wids, 0)], 0.0)
+            sums = np.where(counts[:, None] > 0, np.take(self.table, np.maximum(wids, 0), axis=0), 0.0)
         self.token_sums[lo:hi] = sums
         self.token_counts[lo:hi] = counts
         self._known = hi
