@@ -8,14 +8,18 @@ is the alternative.
 from __future__ import annotations
 
 import functools
+import re
+
+# pycld2 rejects C0 control characters other than whitespace; tab and newline are kept. One C
+# regex pass instead of a Python loop over every character (which cost more than CLD2 itself).
+_CLD2_REJECTED = re.compile(r"[\x00-\x08\x0b-\x1f]")
 
 
 def detect_cld2(text: str) -> tuple[str, float]:
     import pycld2
 
     sample = text[:20000].encode("utf-8", "ignore").decode("utf-8", "ignore")
-    # pycld2 rejects C0 control characters other than whitespace
-    sample = "".join(ch for ch in sample if ch >= " " or ch in "\n\t")
+    sample = _CLD2_REJECTED.sub("", sample)
     try:
         reliable, _, details = pycld2.detect(sample)
     except pycld2.error:
