@@ -115,3 +115,15 @@ def test_hanging_extraction_becomes_a_reject(monkeypatch):
                     payload=b"<html><body><p>hello</p></body></html>")
     row = record_to_row(rec, ExtractSettings(timeout_s=0.2))
     assert row["kind"] == "reject" and row["reason"] == "extraction_timeout"
+
+
+def test_cld2_ignores_control_characters_and_lone_surrogates():
+    from crawlplan.extract.language import detect_cld2
+
+    text = ("The quick brown fox jumps over the lazy dog while the farmer watches from the old "
+            "wooden fence near the river. ") * 5
+    noisy = "\x00\x01\x0b\x1f".join(text.split(" ")) + "\ud800"
+    clean_lang, clean_conf = detect_cld2(text)
+    assert clean_lang == "en" and clean_conf > 0.5
+    assert detect_cld2(noisy)[0] == "en"
+    assert detect_cld2("\x00\x01\ud800") == ("unknown", 0.0)

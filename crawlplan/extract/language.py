@@ -8,18 +8,19 @@ is the alternative.
 from __future__ import annotations
 
 import functools
-import re
 
-# pycld2 rejects C0 control characters other than whitespace; tab and newline are kept. One C
-# regex pass instead of a Python loop over every character (which cost more than CLD2 itself).
-_CLD2_REJECTED = re.compile(r"[\x00-\x08\x0b-\x1f]")
+# pycld2 rejects C0 control characters other than whitespace; tab and newline are kept. They are
+# single bytes in UTF-8 (and never inside a multi-byte sequence), so they are dropped from the
+# UTF-8 bytes CLD2 reads anyway: one C pass, where a Python loop over the characters cost more
+# than CLD2 itself.
+_CLD2_REJECTED = bytes(sorted(set(range(32)) - {9, 10}))
 
 
 def detect_cld2(text: str) -> tuple[str, float]:
     import pycld2
 
-    sample = text[:20000].encode("utf-8", "ignore").decode("utf-8", "ignore")
-    sample = _CLD2_REJECTED.sub("", sample)
+    # "ignore" drops lone surrogates, which are not UTF-8 and would make CLD2 refuse the text
+    sample = text[:20000].encode("utf-8", "ignore").translate(None, _CLD2_REJECTED)
     try:
         reliable, _, details = pycld2.detect(sample)
     except pycld2.error:
