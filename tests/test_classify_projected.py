@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from crawlplan.classify import fasttext_model as ftm
 from crawlplan.classify import scoring
-from crawlplan.classify.projected import NotProjectable, TokenTable, fasttext_hash, project
+from crawlplan.classify.projected import NotProjectable, ProjectedModel, TokenTable, fasttext_hash, project
 from crawlplan.classify.registry import ClassifierSpec
 from crawlplan.classify.scoring import ModelRef, score_batch
 
@@ -219,3 +219,35 @@ def test_projected_scorer_releases_the_fasttext_model_and_reloads_it_on_demand(m
 
     value = score_probabilities(scorer.projected.probabilities(batch)[0], scorer.projected.labels, scorer.spec)
     assert abs(value[0] - single) < 2e-6
+
+
+def test_projection_sidecar_is_written_once_and_read_instead_of_the_model(models, tmp_path, monkeypatch):
+    import shutil
+
+    _, trained_path = models["subwords"]
+    path = str(tmp_path / "model.bin")
+    shutil.copy(trained_path, path)
+    spec = _spec(2)
+    first = ftm.FastTextScorer.open(spec, path, cache_key="v1")
+    sidecar = ftm.projection_path(path, "v1")
+    assert first.projected is not None and (tmp_path / sidecar.rsplit("/", 1)[1]).is_file()
+
+    def no_fasttext(_path):
+        raise AssertionError("the sidecar should have been read instead of the model")
+
+    monkeypatch.setattr(ftm, "load_fasttext", no_fasttext)
+    second = ftm.FastTextScorer.open(spec, path, cache_key="v1")
+    texts = TRICKY + ["energy proteins cells théorie"]
+    a = first.projected.probabilities(TokenTable().encode(texts))[0]
+    b = second.projected.probabilities(TokenTable().encode(texts))[0]
+    np.testing.assert_array_equal(a, b)
+    assert second.projected.words == first.projected.words and second.projected.maxn == first.projected.maxn
+    monkeypatch.undo()
+
+    # a new version of the file gets its own sidecar; a damaged sidecar is rebuilt
+    assert ftm.projection_path(path, "v2") != sidecar
+    with open(sidecar, "wb") as fh:
+        fh.write(b"not an npz")
+    rebuilt = ftm.FastTextScorer.open(spec, path, cache_key="v1")
+    np.testing.assert_array_equal(rebuilt.projected.probabilities(TokenTable().encode(texts))[0], a)
+    assert ProjectedModel.load(sidecar).labels == first.projected.labels

@@ -13,7 +13,9 @@ the same functions.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 
 from crawlplan.classify.registry import ClassifierSpec
 
@@ -139,6 +141,13 @@ def prediction_k(spec: ClassifierSpec) -> int:
 ENGINES = ("projected", "fasttext")
 
 
+def projection_path(path: str, cache_key: str) -> str:
+    """Where the projected form of the model file at ``path`` (version ``cache_key``) is kept."""
+    digest = hashlib.sha256(cache_key.encode()).hexdigest()[:16]
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}.projected-{digest}.npz")
+
+
 class FastTextScorer:
     """One loaded model plus its spec: ``score(text)`` on raw document text.
 
@@ -148,15 +157,15 @@ class FastTextScorer:
     ``fallback_reason`` says why) for models the engine cannot project.
     """
 
-    def __init__(self, spec: ClassifierSpec, path: str, model=None, engine: str = "projected"):
+    def __init__(self, spec: ClassifierSpec, path: str, model=None, engine: str = "projected", projected=None):
         if engine not in ENGINES:
             raise ScoringError(f"classify.engine is '{engine}'; expected one of {', '.join(ENGINES)}")
         self.spec = spec
         self.path = path
-        self._model = model if model is not None else load_fasttext(path)
-        self.projected = None
+        self._model = None if projected is not None else (model if model is not None else load_fasttext(path))
+        self.projected = projected
         self.fallback_reason = "" if engine == "projected" else "classify.engine is fasttext"
-        labels = set(model_labels(self.model))
+        labels = set(projected.labels if projected is not None else model_labels(self._model))
         if spec.score == "top1_positive":
             ok = labels == set(spec.labels)
         else:
@@ -165,14 +174,41 @@ class FastTextScorer:
             raise ScoringError(f"model {path} for '{spec.name}' predicts labels {sorted(labels)}; the registry "
                                f"expects {list(spec.labels)} (score rule {spec.score})")
         self.k = prediction_k(spec)
-        if engine == "projected":
+        if engine == "projected" and projected is None:
             from crawlplan.classify.projected import NotProjectable, project
 
             try:
-                self.projected = project(self.model)
+                self.projected = project(self._model)
                 self._model = None
             except NotProjectable as exc:
                 self.fallback_reason = str(exc)
+
+    @classmethod
+    def open(cls, spec: ClassifierSpec, path: str, *, engine: str = "projected", cache_key: str = ""):
+        """A scorer whose projection comes from the sidecar file of this model version when one
+        exists (a few MB instead of a 1-4 GB model to load), and is written there otherwise.
+
+        The sidecar sits next to the model, named after ``cache_key`` (the model's sha256 pin,
+        or its size and mtime), so a replaced model never meets an old projection. A sidecar
+        that cannot be read is rebuilt; one that cannot be written (read-only folder) is skipped.
+        """
+        if engine != "projected" or not cache_key:
+            return cls(spec, path, engine=engine)
+        from crawlplan.classify.projected import ProjectedModel
+
+        sidecar = projection_path(path, cache_key)
+        if os.path.isfile(sidecar):
+            try:
+                return cls(spec, path, engine=engine, projected=ProjectedModel.load(sidecar))
+            except (OSError, ValueError, KeyError):
+                pass
+        scorer = cls(spec, path, engine=engine)
+        if scorer.projected is not None:
+            try:
+                scorer.projected.save(sidecar)
+            except OSError:
+                pass
+        return scorer
 
     @property
     def model(self):

@@ -27,144 +27,14 @@ from __future__ import annotations
 
 import numpy as np
 
-EOS = b"</s>"
-LABEL_PREFIX = b"__label__"
-_NGRAM_MULTIPLIER = np.uint64(116049371)
-_FNV_OFFSET, _FNV_PRIME = 2166136261, 16777619
+from crawlplan.classify.fasttext_tokens import EOS, LABEL_PREFIX, EncodedBatch, TokenTable, char_ngrams, fasttext_hash
+
 _STD_LOG_EPS = 1e-5
 _PROJECT_ROWS = 1 << 16
 
 
 class NotProjectable(ValueError):
     """The model needs fastText's own prediction (the message says why)."""
-
-
-def fasttext_hash(token: bytes) -> int:
-    """fastText's FNV-1a over the token's bytes, each byte sign-extended first (``int8_t``)."""
-    h = _FNV_OFFSET
-    for byte in token:
-        h = ((h ^ (byte | 0xFFFFFF00 if byte & 0x80 else byte)) * _FNV_PRIME) & 0xFFFFFFFF
-    return h
-
-
-def _as_chained(h: int) -> int:
-    """The hash as fastText chains it: stored as int32, then widened to uint64 (sign-extended)."""
-    return h - (1 << 32) if h & 0x80000000 else h
-
-
-class TokenTable:
-    """Distinct tokens of this process: a dense index per token and its fastText hash.
-
-    Models keep per-token arrays indexed the same way. ``limit`` bounds memory on an endless
-    stream of new tokens: past it the table starts afresh and ``generation`` tells the models
-    to drop their arrays too.
-    """
-
-    def __init__(self, limit: int = 2_000_000):
-        self.limit = limit
-        self.generation = 0
-        self._reset()
-
-    def _reset(self) -> None:
-        self.index = _Index(self._add)
-        self.tokens: list[bytes] = []
-        self._hashes = np.empty(1 << 14, dtype=np.int64)
-
-    def __len__(self) -> int:
-        return len(self.tokens)
-
-    @property
-    def hashes(self) -> np.ndarray:
-        """Chained hashes (int64, reinterpret as uint64 to chain) of tokens ``0 .. len-1``."""
-        return self._hashes[: len(self.tokens)]
-
-    def _add(self, token: bytes) -> int:
-        i = len(self.tokens)
-        if i == len(self._hashes):
-            self._hashes = np.concatenate([self._hashes, np.empty(len(self._hashes), dtype=np.int64)])
-        self._hashes[i] = _as_chained(fasttext_hash(token))
-        self.tokens.append(token)
-        return i
-
-    def start_batch(self) -> None:
-        """Start afresh when over ``limit``; called between batches, never inside one, so
-        every batch encoded after it stays valid until the next call."""
-        if len(self.tokens) > self.limit:
-            self.generation += 1
-            self._reset()
-
-    def encode(self, texts: list[str]) -> "EncodedBatch":
-        """Token indices of each text as fastText's ``getLine`` reads ``text + "\\n"``.
-
-        Texts must be one line (the caller replaces newlines); the ``\\n`` fastText appends
-        becomes the final ``</s>``.
-        """
-        every: list[bytes] = []
-        lengths = np.empty(len(texts), dtype=np.int64)
-        for d, text in enumerate(texts):
-            raw = text.encode("utf-8", "replace")  # pybind11 would fail on lone surrogates
-            if b"\x00" in raw:
-                raw = raw.replace(b"\x00", b" ")
-            tokens = raw.split()  # ASCII whitespace: the bytes fastText's readWord splits on, bar NUL
-            if EOS in raw and EOS in tokens:  # getLine stops at the first </s>
-                tokens = tokens[: tokens.index(EOS)]
-            if LABEL_PREFIX in raw:  # label tokens are neither words nor part of n-grams
-                tokens = [t for t in tokens if not t.startswith(LABEL_PREFIX)]
-            tokens.append(EOS)
-            every += tokens
-            lengths[d] = len(tokens)
-        ids = np.fromiter(map(self.index.__getitem__, every), dtype=np.int64, count=len(every))
-        return EncodedBatch(ids, lengths, self)
-
-
-class _Index(dict):
-    """token -> index; a missing token is added on lookup, so a batch is one ``map`` in C."""
-
-    def __init__(self, add):
-        super().__init__()
-        self._add = add
-
-    def __missing__(self, token: bytes) -> int:
-        self[token] = i = self._add(token)
-        return i
-
-
-class EncodedBatch:
-    """Token indices of a batch of documents, with word n-gram hashes computed on demand."""
-
-    def __init__(self, ids: np.ndarray, lengths: np.ndarray, table: TokenTable):
-        self.ids, self.lengths, self.table = ids, lengths, table
-        self.generation = table.generation
-        self.starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-        self.doc_of_token = np.repeat(np.arange(len(lengths)), lengths)
-        self._ngrams: dict[tuple[int, int], list] = {}
-
-    def __len__(self) -> int:
-        return len(self.lengths)
-
-    def ngram_rows(self, n: int, bucket: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Per n-gram length 2..n: (bucket index, first n-gram of each document, n-grams per document).
-
-        ``h = h * 116049371 + hash(next word)`` in uint64, as ``addWordNgrams`` chains it; the
-        input row is ``nwords + h % bucket``. Models with the same ``n`` and bucket share this.
-        """
-        key = (n, bucket)
-        if key not in self._ngrams:
-            hashes = np.take(self.table.hashes, self.ids).view(np.uint64)
-            doc = self.doc_of_token
-            out = []
-            chain = hashes
-            for step in range(1, n):
-                if len(hashes) <= step:
-                    break
-                chain = chain[:-1] * _NGRAM_MULTIPLIER + hashes[step:]
-                same_doc = doc[step:] == doc[:-step]
-                buckets = (chain[same_doc] % np.uint64(bucket)).astype(np.int64)
-                per_doc = np.maximum(self.lengths - step, 0)
-                starts = np.concatenate([[0], np.cumsum(per_doc)[:-1]])
-                out.append((buckets, starts, per_doc))
-            self._ngrams[key] = out
-        return self._ngrams[key]
 
 
 _MAX_SIGMOID, _SIGMOID_TABLE_SIZE = 8, 512
@@ -214,62 +84,74 @@ def project(model) -> "ProjectedModel":
     loss = args.loss.name
     if loss not in ("softmax", "ova", "ns", "hs"):
         raise NotProjectable(f"loss {loss}")
-    return ProjectedModel(f, loss, args)
-
-
-def char_ngrams(word: bytes, minn: int, maxn: int) -> list[bytes]:
-    """``computeSubwords``: the character n-grams of ``<word>``, counted in UTF-8 characters,
-    without the lone ``<`` and ``>``."""
-    w = b"<" + word + b">"
-    size = len(w)
-    out = []
-    for i in range(size):
-        if w[i] & 0xC0 == 0x80:  # not the first byte of a character
-            continue
-        j, n = i, 1
-        while j < size and n <= maxn:
-            j += 1
-            while j < size and w[j] & 0xC0 == 0x80:
-                j += 1
-            if n >= minn and not (n == 1 and (i == 0 or j == size)):
-                out.append(w[i:j])
-            n += 1
-    return out
+    return ProjectedModel.from_fasttext(f, loss, args)
 
 
 class ProjectedModel:
     """One model reduced to what prediction needs: ``P = E Wᵀ``, the vocabulary, the labels.
 
     It keeps no reference to the fastText model, so the caller can free the model's input
-    matrix (the bulk of a 1-4 GB file) once this is built. It also keeps the summed ``P`` rows
-    of the tokens seen so far.
+    matrix (the bulk of a 1-4 GB file) once this is built, and :meth:`save` writes it as one
+    small ``.npz`` that later processes :meth:`load` instead of the model file. It also keeps
+    the summed ``P`` rows of the tokens seen so far.
     """
 
-    def __init__(self, f, loss: str, args):
-        self.loss = loss
+    _FIELDS = ("loss", "labels", "counts", "word_ngrams", "bucket", "minn", "maxn")
+
+    def __init__(self, *, loss: str, labels: list[str], counts: list[int], word_ngrams: int, bucket: int,
+                 minn: int, maxn: int, words: list[bytes], table: np.ndarray):
+        self.loss, self.labels, self.counts = loss, list(labels), [int(c) for c in counts]
+        self.word_ngrams, self.bucket, self.minn, self.maxn = int(word_ngrams), int(bucket), int(minn), int(maxn)
+        self.words = words
+        self.vocab = {w: i for i, w in enumerate(words)}
+        self.nwords = len(words)
+        if table.shape[0] != self.nwords + self.bucket or table.shape[1] != len(self.labels):
+            raise NotProjectable(f"a {table.shape} table for {self.nwords} words, {self.bucket} buckets and "
+                                 f"{len(self.labels)} labels")
+        self.table = table
+        if loss == "hs":
+            self.left, self.right = _huffman_tree(self.counts)
+        self._generation = -1
+        self._known = 0
+
+    @classmethod
+    def from_fasttext(cls, f, loss: str, args) -> "ProjectedModel":
         labels, counts = f.getLabels("replace")
-        self.labels = list(labels)
-        self.word_ngrams = int(args.wordNgrams)
-        self.bucket = int(args.bucket)
-        self.minn, self.maxn = int(args.minn), int(args.maxn)
         # surrogateescape keeps any byte sequence of the vocabulary exactly (and unmatchable by
         # document tokens, which are valid UTF-8, when the bytes are not)
         words, _ = f.getVocab("surrogateescape")
-        self.vocab = {w.encode("utf-8", "surrogateescape"): i for i, w in enumerate(words)}
         inputs = np.asarray(f.getInputMatrix())  # a view of fastText's own matrix, no copy
-        self.nwords = inputs.shape[0] - self.bucket
-        if self.nwords != len(words):
-            raise NotProjectable(f"{inputs.shape[0]} input rows for {len(words)} words and {self.bucket} buckets")
         outputs = np.asarray(f.getOutputMatrix(), dtype=np.float64)
         table = np.empty((inputs.shape[0], outputs.shape[0]), dtype=np.float64)
         for lo in range(0, inputs.shape[0], _PROJECT_ROWS):
             table[lo:lo + _PROJECT_ROWS] = inputs[lo:lo + _PROJECT_ROWS] @ outputs.T
         del inputs
-        self.table = table
-        if loss == "hs":
-            self.left, self.right = _huffman_tree(list(counts))
-        self._generation = -1
-        self._known = 0
+        return cls(loss=loss, labels=list(labels), counts=list(counts), word_ngrams=args.wordNgrams,
+                   bucket=args.bucket, minn=args.minn, maxn=args.maxn, table=table,
+                   words=[w.encode("utf-8", "surrogateescape") for w in words])
+
+    def save(self, path: str) -> None:
+        """Write atomically (a temporary name, then rename): readers never see half a file."""
+        import json
+        import os
+
+        meta = {k: getattr(self, k) for k in self._FIELDS}
+        blob = b"".join(self.words)
+        offsets = np.cumsum([0] + [len(w) for w in self.words], dtype=np.int64)
+        tmp = f"{path}.tmp-{os.getpid()}.npz"
+        np.savez(tmp, table=self.table, words=np.frombuffer(blob, dtype=np.uint8), offsets=offsets,
+                 meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str) -> "ProjectedModel":
+        import json
+
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(data["meta"].tobytes())
+            blob, offsets = data["words"].tobytes(), data["offsets"]
+            words = [blob[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+            return cls(words=words, table=data["table"], **meta)
 
     def input_ids(self, token: bytes) -> list[int]:
         """The input rows fastText adds for one token (``Dictionary::addSubwords``)."""

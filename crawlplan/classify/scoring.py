@@ -73,7 +73,7 @@ def get_scorer(ref: ModelRef):
         for old in [k for k in _MODELS if k[0] == ref.path]:
             del _MODELS[old]
         if ref.spec.kind == "fasttext":
-            scorer = FastTextScorer(ref.spec, ref.local_path(), engine=ref.engine)
+            scorer = FastTextScorer.open(ref.spec, ref.local_path(), engine=ref.engine, cache_key=ref.key)
             if ref.engine == "projected" and scorer.projected is None:
                 print(f"classify: {ref.spec.name} predicts through fastText, not projected: "
                       f"{scorer.fallback_reason}", file=sys.stderr)

@@ -107,9 +107,16 @@ def enforce_schema(df: DataFrame, schema: DatasetSchema, context: str = "") -> D
 
 def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "",
                   schema: DatasetSchema | None = None) -> int:
-    """Write ``df`` as Parquet at ``out_dir/dataset`` atomically; return the row count."""
+    """Write ``df`` as Parquet at ``out_dir/dataset`` atomically; return the row count.
+
+    The count is observed while the rows are written (``DataFrame.observe``), not read back
+    in a second Spark job: on small inputs each extra job costs more than the write itself.
+    """
+    from pyspark.sql import Observation
+
     schema = schema or load_schema(dataset)
-    checked = enforce_schema(df, schema, context=context)
+    observed = Observation(f"rows_{dataset}")
+    checked = enforce_schema(df, schema, context=context).observe(observed, F.count(F.lit(1)).alias("rows"))
     final = join(out_dir, dataset)
     tmp = join(out_dir, "_tmp", f"{dataset}-{uuid.uuid4().hex[:12]}")
     writer = checked.write.mode("overwrite")
@@ -120,9 +127,8 @@ def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "
     except Exception:
         delete(df.sparkSession, tmp)
         raise
-    spark = df.sparkSession
-    rows = spark.read.parquet(tmp).count()
-    move(spark, tmp, final)
+    rows = int(observed.get["rows"])
+    move(df.sparkSession, tmp, final)
     return rows
 
 

@@ -97,22 +97,24 @@ def run(ctx) -> dict[str, DataFrame]:
         docs = ctx.read("documents")
         scored = score_documents(docs, refs, max_chars=int(params.get("max_chars", 100000)), keep=_KEEP)
         scored = scored.persist(StorageLevel.MEMORY_AND_DISK)
-        # One pass computes the scores (cached) and every counter; the two writes reuse the cache.
-        totals = scored.agg(
-            F.count(F.lit(1)).alias("documents"),
+        # One pass (one Spark job) computes the scores (cached) and every counter, grouped by reject
+        # reason (null = scored); the writes reuse the cache.
+        groups = scored.groupBy(REJECT_COLUMN).agg(
+            F.count(F.lit(1)).alias("count"),
             F.sum(F.col(TRUNCATED_COLUMN).cast("long")).alias("truncated"),
-        ).collect()[0]
-        reasons = scored.where(F.col(REJECT_COLUMN).isNotNull()).groupBy(REJECT_COLUMN).count().collect()
+        ).collect()
     finally:
         if previous is None:
             spark.conf.unset(key)
         else:
             spark.conf.set(key, previous)
 
+    reasons = [r for r in groups if r[REJECT_COLUMN] is not None]
+    documents = sum(int(r["count"]) for r in groups)
     rejected = sum(int(r["count"]) for r in reasons)
-    ctx.count("documents_in", int(totals["documents"] or 0))
-    ctx.count("scored", int(totals["documents"] or 0) - rejected)
-    ctx.count("truncated", int(totals["truncated"] or 0))
+    ctx.count("documents_in", documents)
+    ctx.count("scored", documents - rejected)
+    ctx.count("truncated", sum(int(r["truncated"] or 0) for r in groups))
     ctx.count("classifiers", len(refs))
     ctx.count("demo_models", len(demo))
     for row in reasons:
