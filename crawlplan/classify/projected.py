@@ -165,18 +165,17 @@ class ProjectedModel:
         """Summed ``P`` rows and id counts for the tokens added to ``table`` since last time."""
         if self._generation != table.generation:
             self._generation, self._known = table.generation, 0
-            self.token_sums = np.zeros((1 << 14, self.table.shape[1]))
-            self.token_counts = np.zeros(1 << 14, dtype=np.int64)
+            # per token: the summed P rows, then the number of input ids in the last column, so a
+            # batch gathers both with one take
+            self.token_stats = np.zeros((1 << 14, self.table.shape[1] + 1))
         new = table.tokens[self._known:]
         if not new:
             return
         lo, hi = self._known, len(table.tokens)
-        if hi > len(self.token_counts):
-            grown = max(hi, 2 * len(self.token_counts))
-            self.token_sums = np.concatenate([self.token_sums, np.zeros((grown - len(self.token_sums),
-                                                                         self.table.shape[1]))])
-            self.token_counts = np.concatenate([self.token_counts, np.zeros(grown - len(self.token_counts),
-                                                                            dtype=np.int64)])
+        if hi > len(self.token_stats):
+            grown = max(hi, 2 * len(self.token_stats))
+            self.token_stats = np.concatenate([self.token_stats, np.zeros((grown - len(self.token_stats),
+                                                                           self.token_stats.shape[1]))])
         if self.maxn > 0:  # word id (when known) plus the hashed character n-grams of <word>
             rows = [self.input_ids(token) for token in new]
             counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
@@ -191,8 +190,8 @@ class ProjectedModel:
             wids = np.fromiter((get(token, -1) for token in new), dtype=np.int64, count=len(new))
             counts = (wids >= 0).astype(np.int64)
             sums = np.where(counts[:, None] > 0, np.take(self.table, np.maximum(wids, 0), axis=0), 0.0)
-        self.token_sums[lo:hi] = sums
-        self.token_counts[lo:hi] = counts
+        self.token_stats[lo:hi, :-1] = sums
+        self.token_stats[lo:hi, -1] = counts
         self._known = hi
 
     def logits(self, batch: EncodedBatch) -> tuple[np.ndarray, np.ndarray]:
@@ -204,8 +203,8 @@ class ProjectedModel:
         if not len(batch.ids):
             return np.zeros((ndocs, nout)), np.zeros(ndocs, dtype=np.int64)
         # np.take, not fancy indexing: several times faster for row gathers
-        sums = np.add.reduceat(np.take(self.token_sums, batch.ids, axis=0), batch.starts, axis=0)
-        counts = np.add.reduceat(np.take(self.token_counts, batch.ids), batch.starts)
+        stats = np.add.reduceat(np.take(self.token_stats, batch.ids, axis=0), batch.starts, axis=0)
+        sums, counts = stats[:, :-1], stats[:, -1].astype(np.int64)
         if self.word_ngrams > 1 and self.bucket > 0:
             for buckets, starts, per_doc in batch.ngram_rows(self.word_ngrams, self.bucket):
                 if not len(buckets):
