@@ -127,3 +127,35 @@ def test_cld2_ignores_control_characters_and_lone_surrogates():
     assert clean_lang == "en" and clean_conf > 0.5
     assert detect_cld2(noisy)[0] == "en"
     assert detect_cld2("\x00\x01\ud800") == ("unknown", 0.0)
+
+
+def test_cross_file_duplicates_leave_documents_without_shuffling_the_text(spark):
+    import pyarrow as pa
+
+    from crawlplan.extract.spark import ARROW_SCHEMA, WIDE_SCHEMA, split_outputs
+
+    def doc(path, offset, rid):
+        return {"kind": "doc", "warc_file": path, "offset": offset, "record_id": rid, "url": f"http://a.org/{rid}",
+                "host": "a.org", "text": f"text {rid}", "text_length": 6 + len(rid), "extractor": "resiliparse"}
+
+    def file_row(path, documents):
+        return {"kind": "file", "warc_file": path, "file_status": "ok", "records": documents,
+                "records_by_type_json": '{"response": %d}' % documents, "responses": documents,
+                "documents": documents, "rejected": 0}
+
+    rows = [doc("a.warc.gz", 0, "r1"), doc("a.warc.gz", 10, "r2"), doc("b.warc.gz", 0, "r2"),
+            doc("b.warc.gz", 10, "r3"), file_row("a.warc.gz", 2), file_row("b.warc.gz", 2)]
+    # through mapInArrow, as in the job: the planner cannot size its output before it has run
+    wide = spark.range(1, numPartitions=1).mapInArrow(
+        lambda _: iter([pa.RecordBatch.from_pylist(rows, schema=ARROW_SCHEMA)]), WIDE_SCHEMA)
+    outs = split_outputs(wide)
+    docs = {(r.warc_file, r.offset, r.record_id) for r in outs["documents"].collect()}
+    assert docs == {("a.warc.gz", 0, "r1"), ("a.warc.gz", 10, "r2"), ("b.warc.gz", 10, "r3")}
+    rejects = [r.asDict() for r in outs["rejects"].collect()]
+    assert [(r["warc_file"], r["offset"], r["reason"], r["detail"]) for r in rejects] == [
+        ("b.warc.gz", 0, "duplicate_record_id", "first kept: a.warc.gz@10")]
+    files = {r.warc_file: (r.documents, r.rejected) for r in outs["warc_files"].collect()}
+    assert files == {"a.warc.gz": (2, 0), "b.warc.gz": (1, 1)}
+    plan = outs["documents"]._jdf.queryExecution().executedPlan().toString()
+    assert "BroadcastHashJoin" in plan and "hashpartitioning(warc_file" not in plan  # no shuffle of the text
+    spark.catalog.clearCache()

@@ -86,6 +86,11 @@ def split_outputs(wide: DataFrame) -> dict[str, DataFrame]:
     wide = wide.persist(StorageLevel.MEMORY_AND_DISK)
     all_docs = wide.where(F.col("kind") == "doc")
     dups = cross_file_duplicates(all_docs).persist(StorageLevel.MEMORY_AND_DISK)
+    # Materialised here (which also runs the extraction into the persisted wide frame) so that the
+    # planner of the writes sees the duplicates' real size: normally a handful of keys, broadcast to
+    # the anti-join below, so the documents' text is never shuffled (a sort-merge join would move
+    # every document across the cluster); a large set still gets the sort-merge join.
+    dups.count()
     documents = all_docs.join(dups.select("warc_file", "offset"), ["warc_file", "offset"], "left_anti").select(
         "record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
         "warc_file", "offset", "fetch_time", "status", "content_type", "charset", "language",
