@@ -103,7 +103,10 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
     base = url
     base_el = root.find(".//base[@href]")
     if base_el is not None:
-        base = urljoin(url, base_el.get("href"))
+        try:
+            base = urljoin(url, base_el.get("href"))
+        except ValueError:  # e.g. an unclosed IPv6 host "http://[::1": links resolve against the page
+            base = url
     # fast path for the common case: a link under the page's own origin is in the site
     own_prefix = url.split("/", 3)[:3]
     own_prefix = "/".join(own_prefix) + "/" if len(own_prefix) == 3 and site_of is _host else "\x00"

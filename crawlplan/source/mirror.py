@@ -79,12 +79,19 @@ def build_mirror(site: str, pages: list[SitePage], *, xpath_classes: str = "none
     mirror = Mirror(site=site, xpath_classes=xpath_classes)
     site_of = None if site_mode == "host" else (lambda u: site_key(u, site_mode))
     for page in sorted(pages, key=lambda p: p.order):
-        url = normalise_url(page.url)
+        try:
+            url = normalise_url(page.url)
+        except ValueError:  # a target URI urllib cannot split (e.g. "http://[::1")
+            mirror.rejects["bad_url"] += 1
+            continue
         if url in mirror.pages or url in mirror.aliases:
             mirror.rejects["duplicate"] += 1
             continue
         if page.location and page.status is not None and 300 <= page.status < 400:
-            mirror.aliases[url] = normalise_url(urljoin(url, page.location))
+            try:
+                mirror.aliases[url] = normalise_url(urljoin(url, page.location))
+            except ValueError:  # an unparsable Location (e.g. "http://[::1"): the redirect leads nowhere
+                mirror.rejects["bad_redirect"] += 1
             continue
         feats = extract(url, page.html, xpath_classes=xpath_classes, site_of=site_of)
         if feats.error:
@@ -125,7 +132,12 @@ def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: st
         status = rec.http_status
         location = rec.http_headers.get("location")
         if status is not None and 300 <= status < 400 and location:
-            page = SitePage(rec.url, seq, status, None, normalise_url(urljoin(rec.url, location)))
+            try:
+                target = normalise_url(urljoin(rec.url, location))
+            except ValueError:
+                rejects["bad_redirect"] += 1
+                continue
+            page = SitePage(rec.url, seq, status, None, target)
         elif (rec.content_type or "") in _HTML_TYPES and rec.payload:
             page = SitePage(rec.url, seq, status, rec.payload)
         elif not bodies and (rec.content_type or "") in _HTML_TYPES:

@@ -193,3 +193,26 @@ def test_spearman_brown_grows_with_pages_and_stays_below_one(icc, m1, m2):
     lo, hi = sorted((m1, m2))
     assert R.spearman_brown(icc, lo) <= R.spearman_brown(icc, hi) + 1e-12 < 1 + 1e-9
     assert 0 <= R.correlation_ceiling(R.spearman_brown(icc, hi)) <= 1
+
+
+def test_an_unparsable_base_href_or_redirect_is_not_fatal():
+    """Found by the fuzz run: ``<base href="http://[::1">`` made urljoin raise ValueError."""
+    from crawlplan.source.features import extract
+
+    feats = extract("http://site.example/a", '<html><head><base href="http://[::1"></head>'
+                    '<body><a href="/b">b</a></body></html>')
+    assert feats.error is None or feats.error == ""
+    assert [target for _, target in feats.links] == ["http://site.example/b"]
+
+
+def test_a_mirror_counts_unparsable_urls_and_redirects_as_rejects():
+    from crawlplan.source.mirror import SitePage, build_mirror
+
+    page = b'<html><body><a href="/b">b</a></body></html>'
+    mirror = build_mirror("site.example", [
+        SitePage("http://site.example/", 0, 200, page),
+        SitePage("http://[::1/x", 1, 200, page),
+        SitePage("http://site.example/old", 2, 301, None, "http://[::1"),
+    ])
+    assert len(mirror) == 1
+    assert mirror.rejects["bad_url"] == 1 and mirror.rejects["bad_redirect"] == 1
