@@ -144,7 +144,8 @@ def main() -> int:
         spark.stop()
         results["scale"].append(r)
         print(f"scale x{n}: {r['docs']} docs {r['seconds']:.1f}s {r['ms_per_doc']:.2f} ms/doc, worker peak RSS "
-              f"{r['worker_peak_rss']['max_mb']} MB ({r['worker_peak_rss']['workers']} processes)", flush=True)
+              f"{r['worker_peak_rss']['max_mb']} MB ({r['worker_peak_rss']['workers']} processes), JVM peak RSS "
+              f"{r['worker_peak_rss']['jvm_mb']} MB", flush=True)
 
     meta = {"command": "python bench/bench_pipeline.py " + " ".join(sys.argv[1:]), "cores": args.cores,
             "copies": args.copies, "models": len(model_paths), "dim": args.dim, **machine()}
@@ -160,11 +161,12 @@ def main() -> int:
         cratio = f"{r['docs_per_cpu_s'] / cbase:.2f}x" if cbase else "-"
         print(f"| {name} | {r['docs']} | {r['seconds']} | {r['docs_per_s_per_core']} | {ratio} | {r['cpu_seconds']} | "
               f"{r['docs_per_cpu_s']} | {cratio} |")
-    print("\n| copies (files) | documents | wall s | ms per document (wall) | CPU ms per document | worker peak RSS (MB) |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("\n| copies (files) | documents | wall s | ms per document (wall) | CPU ms per document | Python worker peak RSS (MB) | JVM peak RSS (MB) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     for r in results["scale"]:
         print(f"| {r['copies']} | {r['docs']} | {r['seconds']} | {r['ms_per_doc']} | "
-              f"{1000 * r['cpu_seconds'] / r['docs']:.2f} | {r['worker_peak_rss']['max_mb']} |")
+              f"{1000 * r['cpu_seconds'] / r['docs']:.2f} | {r['worker_peak_rss']['max_mb']} | "
+              f"{r['worker_peak_rss']['jvm_mb']} |")
     return 0
 
 

@@ -91,20 +91,26 @@ def _children(pid: int) -> list[int]:
 
 def worker_peak_rss_mb() -> dict:
     """Peak RSS (VmHWM) of this process's Python worker descendants (pyspark daemon/workers,
-    datatrove's worker processes); read before the session stops. Linux /proc only."""
-    peaks = []
+    datatrove's worker processes), and separately of the JVM; read before the session stops.
+    Linux /proc only. A process is classed by its executable (argv[0]), not by a substring of
+    its command line: the JVM's classpath names ``.../python3.11/site-packages/pyspark``."""
+    peaks, jvm = [], []
     for pid in _children(os.getpid()):
         try:
-            cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ")
-            if b"python" not in cmd:
-                continue
+            argv0 = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0", 1)[0]
             status = open(f"/proc/{pid}/status").read()
         except OSError:
             continue
         m = re.search(r"VmHWM:\s+(\d+) kB", status)
-        if m:
+        if not m:
+            continue
+        name = os.path.basename(argv0)
+        if name == b"java":
+            jvm.append(int(m.group(1)) / 1024)
+        elif name.startswith(b"python"):
             peaks.append(int(m.group(1)) / 1024)
-    return {"workers": len(peaks), "max_mb": round(max(peaks), 1) if peaks else None}
+    return {"workers": len(peaks), "max_mb": round(max(peaks), 1) if peaks else None,
+            "jvm_mb": round(max(jvm), 1) if jvm else None}
 
 
 def machine() -> dict:
