@@ -251,3 +251,17 @@ def test_projection_sidecar_is_written_once_and_read_instead_of_the_model(models
     rebuilt = ftm.FastTextScorer.open(spec, path, cache_key="v1")
     np.testing.assert_array_equal(rebuilt.projected.probabilities(TokenTable().encode(texts))[0], a)
     assert ProjectedModel.load(sidecar).labels == first.projected.labels
+
+
+def test_chunked_scoring_equals_one_chunk(models, monkeypatch):
+    """Chunks bound a batch's token arrays; they must not change a single score or reject."""
+    _, path = models["softmax_trigrams_six"]
+    spec = _spec(6)
+    texts = TRICKY + [line.split(" ", 1)[1] for line in _corpus(list(spec.labels), 80, seed=5)] + ["a\nb", None]
+    pdf = pd.DataFrame({"text": texts})
+    ref = ModelRef(spec=spec, path=path, key="chunks", engine="projected")
+    whole = score_batch(pdf, [ref], max_chars=0, keep=[])
+    monkeypatch.setattr(scoring, "CHUNK_CHARS", 40)
+    assert len(list(scoring._chunks(list(range(len(texts) - 1)), texts))) > 10
+    chunked = score_batch(pdf, [ref], max_chars=0, keep=[])
+    pd.testing.assert_frame_equal(whole, chunked)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from crawlplan.classify.fasttext_model import FastTextScorer, ScoringError, preprocess, score_probabilities
-from crawlplan.classify.projected import EncodedBatch, TokenTable
+from crawlplan.classify.projected import TokenTable
 from crawlplan.classify.registry import ClassifierSpec
 
 REJECT_COLUMN = "_reject_reason"
@@ -107,45 +107,64 @@ def _score_fasttext(scorer: FastTextScorer, texts: list[str | None]) -> tuple[li
     return out, errors
 
 
-@dataclass
-class _Encoded:
-    """One preprocessing's texts, tokenized once for every projected model that reads them."""
-
-    batch: EncodedBatch
-    positions: list[int]  # batch row -> index in the texts list
-    multiline: list[int]  # texts fastText cannot predict as one line
+#: Documents are tokenized and scored in chunks of about this many characters, so the token
+#: arrays of a batch (tens of bytes per token, per model) never all exist at once.
+CHUNK_CHARS = 1_000_000
 
 
-def _encode(texts: list[str | None]) -> _Encoded:
+def _chunks(positions: list[int], texts: list[str | None], budget: int = 0):
+    budget = budget or CHUNK_CHARS
+    chunk: list[int] = []
+    size = 0
+    for i in positions:
+        chunk.append(i)
+        size += len(texts[i])
+        if size >= budget:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def _score_projected(scorers: list[FastTextScorer], texts: list[str | None]) -> list[tuple[list, dict[int, str]]]:
+    """Scores of several projected models over texts with the same preprocessing: each chunk
+    is tokenized once for all of them. The same values and rejects as :func:`_score_fasttext`;
+    a model whose projected scoring fails unexpectedly scores the batch through fastText."""
+    n = len(texts)
     positions = [i for i, t in enumerate(texts) if t is not None and "\n" not in t]
     multiline = [i for i, t in enumerate(texts) if t is not None and "\n" in t]
-    return _Encoded(_TOKENS.encode([texts[i] for i in positions]), positions, multiline)
-
-
-def _score_projected(scorer: FastTextScorer, encoded: _Encoded, texts: list[str | None]) -> tuple[list, dict[int, str]]:
-    """Scores for one model from the shared encoding; the same values and rejects as
-    :func:`_score_fasttext`. An unexpected failure falls back to that path for the batch."""
-    name = scorer.spec.name
-    try:
-        probs, _ = scorer.projected.probabilities(encoded.batch)
-        values = score_probabilities(probs, scorer.projected.labels, scorer.spec)
-    except Exception as exc:  # noqa: BLE001 - never lose the batch; fastText scores it instead
-        print(f"classify: projected scoring failed for {name} ({type(exc).__name__}: {exc}); "
-              f"this batch predicts through fastText", file=sys.stderr)
-        return _score_fasttext(scorer, texts)
-    out: list = [None] * len(texts)
-    errors: dict[int, str] = {}
-    for row, i in enumerate(encoded.positions):
-        value = values[row]
-        if np.isnan(value):
-            reason = "fastText returned no prediction" if np.isnan(probs[row]).all() else \
-                f"fastText returned a non-finite probability for {name}"
-            errors[i] = f"{name}: ScoringError: {reason}"
-        else:
-            out[i] = float(value)
-    for i in encoded.multiline:
-        errors[i] = f"{name}: ScoringError: fastText predicts one line at a time; preprocess the text first"
-    return out, errors
+    values: list[list] = [[None] * n for _ in scorers]
+    errors: list[dict[int, str]] = [{} for _ in scorers]
+    failed: set[int] = set()
+    for chunk in _chunks(positions, texts):
+        batch = _TOKENS.encode([texts[i] for i in chunk])
+        for m, scorer in enumerate(scorers):
+            if m in failed:
+                continue
+            name = scorer.spec.name
+            try:
+                probs, _ = scorer.projected.probabilities(batch)
+                scores = score_probabilities(probs, scorer.projected.labels, scorer.spec)
+            except Exception as exc:  # noqa: BLE001 - never lose the batch; fastText scores it instead
+                print(f"classify: projected scoring failed for {name} ({type(exc).__name__}: {exc}); "
+                      f"this batch predicts through fastText", file=sys.stderr)
+                failed.add(m)
+                continue
+            for row, i in enumerate(chunk):
+                if np.isnan(scores[row]):
+                    reason = "fastText returned no prediction" if np.isnan(probs[row]).all() else \
+                        f"fastText returned a non-finite probability for {name}"
+                    errors[m][i] = f"{name}: ScoringError: {reason}"
+                else:
+                    values[m][i] = float(scores[row])
+    for m, scorer in enumerate(scorers):
+        if m in failed:
+            values[m], errors[m] = _score_fasttext(scorer, texts)
+            continue
+        for i in multiline:
+            errors[m][i] = f"{scorer.spec.name}: ScoringError: fastText predicts one line at a time; " \
+                           f"preprocess the text first"
+    return list(zip(values, errors))
 
 
 def score_batch(pdf: pd.DataFrame, refs: list[ModelRef], max_chars: int, keep: list[str]) -> pd.DataFrame:
@@ -162,12 +181,8 @@ def score_batch(pdf: pd.DataFrame, refs: list[ModelRef], max_chars: int, keep: l
         if text is None or not text.strip():
             reasons[i] = "empty_text"
     prepared: dict[tuple[str, bool], tuple[list, list]] = {}
-    encoded: dict[tuple[str, bool], _Encoded] = {}
-    _TOKENS.start_batch()
-    out = pdf[keep].copy() if keep else pd.DataFrame(index=pdf.index)
     for ref in refs:
-        spec = ref.spec
-        mode = (spec.newlines, spec.strip)
+        mode = (ref.spec.newlines, ref.spec.strip)
         if mode not in prepared:
             texts, truncs = [], []
             for i, text in enumerate(raw):
@@ -175,16 +190,27 @@ def score_batch(pdf: pd.DataFrame, refs: list[ModelRef], max_chars: int, keep: l
                     texts.append(None)
                     truncs.append(False)
                 else:
-                    clean, cut = preprocess(text, spec.newlines, spec.strip, max_chars)
+                    clean, cut = preprocess(text, ref.spec.newlines, ref.spec.strip, max_chars)
                     texts.append(clean)
                     truncs.append(cut)
             prepared[mode] = (texts, truncs)
-        texts, _ = prepared[mode]
+    # projected models first, grouped by preprocessing so each group tokenizes once
+    _TOKENS.start_batch()
+    groups: dict[tuple[str, bool], list[ModelRef]] = {}
+    for ref in refs:
+        if ref.spec.kind == "fasttext" and get_scorer(ref).projected is not None:
+            groups.setdefault((ref.spec.newlines, ref.spec.strip), []).append(ref)
+    projected: dict[str, tuple[list, dict[int, str]]] = {}
+    for mode, members in groups.items():
+        results = _score_projected([get_scorer(r) for r in members], prepared[mode][0])
+        projected.update({r.spec.column: result for r, result in zip(members, results)})
+    out = pdf[keep].copy() if keep else pd.DataFrame(index=pdf.index)
+    for ref in refs:
+        spec = ref.spec
+        texts, _ = prepared[(spec.newlines, spec.strip)]
         scorer = get_scorer(ref)
-        if spec.kind == "fasttext" and scorer.projected is not None:
-            if mode not in encoded:
-                encoded[mode] = _encode(texts)
-            values, errors = _score_projected(scorer, encoded[mode], texts)
+        if spec.column in projected:
+            values, errors = projected[spec.column]
         elif spec.kind == "fasttext":
             values, errors = _score_fasttext(scorer, texts)
         else:
