@@ -222,6 +222,12 @@ def spark_per_row(spark, parquet: str, refs) -> int:
     return df.count()
 
 
+def _cpu_of(fn) -> float:
+    started = time.process_time()
+    fn()
+    return time.process_time() - started
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--docs", type=int, default=0, help="use the first N texts (default all)")
@@ -303,12 +309,23 @@ def main() -> int:
         for name, fn, fargs in (contenders if rnd % 2 == 0 else contenders[::-1]):
             timed(name, fn, *fargs)
 
-    # Same models, same texts, same numbers: the first model (dclm) alone through datatrove vs
-    # crawlplan's score for it on the warm-up documents.
+    # In-process, no Spark: score_batch on the whole corpus as one pandas batch, CPU time of this
+    # process, best of --rounds, for both engines (what the Python worker itself spends).
     import pandas as pd
 
     from crawlplan.classify.scoring import score_batch
 
+    corpus = pd.DataFrame({"record_id": [d["id"] for d in docs], "text": [d["text"] for d in docs]})
+    for name, engine_refs in (("in-process score_batch, projected engine", refs),
+                              ("in-process score_batch, fastText engine", fasttext_refs)):
+        score_batch(corpus.head(20), engine_refs, 100000, ["record_id"])  # models loaded
+        best = min(_cpu_of(lambda: score_batch(corpus, engine_refs, 100000, ["record_id"]))
+                   for _ in range(args.rounds))
+        results[name] = {"docs": len(docs), "docs_per_cpu_s": round(len(docs) / best, 2), "in_process": True}
+        print(f"{name:44s} {len(docs) / best:9.1f} docs/cpu-s ({1000 * best / len(docs):.3f} ms/doc)")
+
+    # Same models, same texts, same numbers: the first model (dclm) alone through datatrove vs
+    # crawlplan's score for it on the warm-up documents.
     meta_rows: list = []
     run_datatrove(str(warm_dir), filters[:1], str(work / "logs-check"), collect=meta_rows)
     ours = score_batch(pd.DataFrame({"record_id": [d["id"] for d in docs[:20]],
@@ -321,7 +338,8 @@ def main() -> int:
 
     base = results["datatrove FastTextClassifierFilter"]
     for name, r in results.items():
-        r["vs_datatrove"] = round(r["docs_per_s"] / base["docs_per_s"], 3)
+        if "docs_per_s" in r:
+            r["vs_datatrove"] = round(r["docs_per_s"] / base["docs_per_s"], 3)
         r["vs_datatrove_cpu"] = round(r["docs_per_cpu_s"] / base["docs_per_cpu_s"], 3)
     meta = {
         "command": "python bench/bench_classify.py " + " ".join(sys.argv[1:]),
@@ -338,8 +356,8 @@ def main() -> int:
     print("| contender | docs/s wall | vs datatrove | docs per CPU-second | vs datatrove |")
     print("|---|---:|---:|---:|---:|")
     for name, r in results.items():
-        print(f"| {name} | {r['docs_per_s']:.1f} | {r['vs_datatrove']:.2f}x | {r['docs_per_cpu_s']:.1f} | "
-              f"{r['vs_datatrove_cpu']:.2f}x |")
+        wall = f"{r['docs_per_s']:.1f} | {r['vs_datatrove']:.2f}x" if "docs_per_s" in r else "- | -"
+        print(f"| {name} | {wall} | {r['docs_per_cpu_s']:.1f} | {r['vs_datatrove_cpu']:.2f}x |")
     spark.stop()
     return 0
 

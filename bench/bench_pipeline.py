@@ -115,7 +115,7 @@ def main() -> int:
 
     conf, specs, model_paths = bench_models(args.dim)
     model_dir = str(RESULTS / f"models-dim{args.dim}")
-    paths = copies(max(args.copies, *[int(x) for x in args.scale.split(",") if x]))
+    paths = copies(max([args.copies] + [int(x) for x in args.scale.split(",") if x]))
     warm = [str(realpages().parents[1] / "warc" / "jwarc-cc.warc.gz")]
     results: dict = {"side_by_side": {}, "scale": []}
 
