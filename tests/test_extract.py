@@ -129,6 +129,17 @@ def test_cld2_ignores_control_characters_and_lone_surrogates():
     assert detect_cld2("\x00\x01\ud800") == ("unknown", 0.0)
 
 
+def test_cld2_survives_del_c1_controls_and_noncharacters():
+    """CLD2 refuses the whole text for one DEL, C1 control (a cp1252 quote decoded as Latin-1)
+    or Unicode noncharacter; such a document used to get language 'unknown'."""
+    from crawlplan.extract.language import detect_cld2
+
+    text = ("The quick brown fox jumps over the lazy dog while the farmer watches from the old "
+            "wooden fence near the river. ") * 5
+    for odd in ("\x7f", "\x85", "\x93", "\ufdd0", "\ufffe", "\U0010ffff"):
+        assert detect_cld2(text + odd + text)[0] == "en", repr(odd)
+
+
 def test_cross_file_duplicates_leave_documents_without_shuffling_the_text(spark):
     import pyarrow as pa
 

@@ -8,12 +8,19 @@ is the alternative.
 from __future__ import annotations
 
 import functools
+import re
 
 # pycld2 rejects C0 control characters other than whitespace; tab and newline are kept. They are
 # single bytes in UTF-8 (and never inside a multi-byte sequence), so they are dropped from the
 # UTF-8 bytes CLD2 reads anyway: one C pass, where a Python loop over the characters cost more
 # than CLD2 itself.
 _CLD2_REJECTED = bytes(sorted(set(range(32)) - {9, 10}))
+# Beyond C0, CLD2 refuses DEL and the C1 controls (U+007F-U+009F: NEL, and cp1252 punctuation
+# decoded as Latin-1) and the Unicode noncharacters (U+FDD0-U+FDEF and the last two code points of
+# every plane); found by feeding it every code point. One such character anywhere made the whole
+# document "unknown". They are rare, so they are removed only after CLD2 has refused a sample.
+_CLD2_REJECTED_CHARS = re.compile("[\x7f-\x9f\ufdd0-\ufdef" + "".join(
+    f"{chr(plane * 0x10000 + 0xFFFE)}{chr(plane * 0x10000 + 0xFFFF)}" for plane in range(17)) + "]")
 
 
 def detect_cld2(text: str) -> tuple[str, float]:
@@ -24,7 +31,12 @@ def detect_cld2(text: str) -> tuple[str, float]:
     try:
         reliable, _, details = pycld2.detect(sample)
     except pycld2.error:
-        return "unknown", 0.0
+        cleaned = _CLD2_REJECTED_CHARS.sub("", text[:20000]).encode("utf-8", "ignore")
+        try:
+            cleaned = cleaned.translate(None, _CLD2_REJECTED)
+            reliable, _, details = pycld2.detect(cleaned)
+        except pycld2.error:
+            return "unknown", 0.0
     code, percent = details[0][1], details[0][2]
     if code in ("un", "xxx") or not code:
         return "unknown", 0.0
