@@ -2,6 +2,7 @@
 
 import gzip
 import os
+import random
 
 import pytest
 
@@ -63,7 +64,9 @@ def damaged(tmp_path, shared_data):
         "truncated": data[:mid],
         "corrupt": data[:mid] + b"\x00" * 5000 + data[mid + 5000:],
         "zero": b"",
-        "garbage": os.urandom(20000),
+        # seeded: a random draw can start with bytes warcio reads as one record before it fails,
+        # which is accounted for (a file row with the error) but is not the zero-record case here
+        "garbage": random.Random(0).randbytes(20000),
     }
     for name, blob in files.items():
         (tmp_path / f"{name}.warc.gz").write_bytes(blob)
@@ -117,3 +120,14 @@ def test_listing_resolution(tmp_path, shared_data):
     assert str(warc) in got and str(tmp_path / "gone.warc.gz") in got
     with pytest.raises(ListingError, match="no files match"):
         resolve_inputs(str(tmp_path / "*.nothing.warc.gz"))
+
+
+def test_garbage_that_parses_as_one_record_then_fails_is_accounted(tmp_path):
+    """Random bytes that warcio takes for one record before 'Unknown archive format': the record
+    is a counted reject and the file row says corrupt with the error."""
+    path = tmp_path / "g.warc.gz"
+    path.write_bytes(random.Random(20).randbytes(20000))
+    rows = list(process_warc_file(str(path), ExtractSettings(reader="warcio", extractor="resiliparse")))
+    file_row = _check_accounting(rows)
+    assert file_row["file_status"] == "corrupt" and file_row["error"]
+    assert all(r["kind"] in ("reject", "file") for r in rows)
