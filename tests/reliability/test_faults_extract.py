@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import random
 import shutil
 
 import pytest
@@ -53,13 +54,13 @@ def build_bad_inputs(folder, shared_data):
     write_warc(folder / "mixed.warc.gz", [
         dict(url="http://mixed.example.com/a.pdf", body=b"%PDF-1.4 binary", content_type="application/pdf"),
         dict(url="http://mixed.example.com/a.json", body=b'{"a": 1}', content_type="application/json"),
-        dict(url="http://mixed.example.com/img", body=os.urandom(3000), content_type="image/png"),
+        dict(url="http://mixed.example.com/img", body=random.Random(1).randbytes(3000), content_type="image/png"),
         dict(url="http://mixed.example.com/404", body=html_page("gone"), status="404 Not Found"),
         dict(url="http://mixed.example.com/latin", body=latin.encode("cp1252"),
              content_type="text/html; charset=utf-8"),
         dict(url="http://mixed.example.com/bogus-charset", body=html_page("bogus"),
              content_type="text/html; charset=x-no-such-charset"),
-        dict(url="http://mixed.example.com/garbage", body=os.urandom(20000), content_type="text/html"),
+        dict(url="http://mixed.example.com/garbage", body=random.Random(2).randbytes(20000), content_type="text/html"),
         dict(url="http://mixed.example.com/garbage2", body=bytes(range(256)) * 40, content_type="text/html"),
         dict(url="http://mixed.example.com/deep", content_type="text/html",
              body=b"<html><body>" + b"<div>" * 100_000 + b"deep" + b"</div>" * 100_000 + b"</body></html>"),
