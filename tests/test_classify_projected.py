@@ -123,15 +123,27 @@ def test_token_table_reset_between_batches_keeps_results(models):
     table = TokenTable(limit=5)
     texts = [line.split(" ", 1)[1] for line in _corpus(projected.labels, 30, seed=3)]
     first = projected.probabilities(table.encode(texts))[0]
+    before = table.generation
     table.start_batch()
-    assert table.generation == 1 and len(table) == 0
+    assert table.generation != before and len(table) == 0
     second = projected.probabilities(table.encode(texts))[0]
     np.testing.assert_allclose(first, second, rtol=0, atol=1e-12)
     stale = table.encode(texts[:2])
     table._reset()
-    table.generation += 1
     with pytest.raises(RuntimeError, match="reset"):
         projected.probabilities(stale)
+
+
+def test_one_projected_model_serves_several_token_tables(models):
+    """Found in review: a second table started at the same generation number, and the model
+    reused the per-token sums it had cached for the first table's indices."""
+    model, _ = models["softmax_bigrams"]
+    projected = project(model)
+    projected.probabilities(TokenTable().encode(["energy proteins cells", "casino"]))
+    texts = ["casino bonus click", "stars rivers language"]
+    got = projected.predictions(TokenTable().encode(texts))
+    for text, pairs in zip(texts, got):
+        _assert_same(_reference(model, text), pairs)
 
 
 def test_hash_matches_fasttext_on_high_bytes(models):
@@ -246,11 +258,14 @@ def test_projection_sidecar_is_written_once_and_read_instead_of_the_model(models
 
     # a new version of the file gets its own sidecar; a damaged sidecar is rebuilt
     assert ftm.projection_path(path, "v2") != sidecar
-    with open(sidecar, "wb") as fh:
-        fh.write(b"not an npz")
-    rebuilt = ftm.FastTextScorer.open(spec, path, cache_key="v1")
-    np.testing.assert_array_equal(rebuilt.projected.probabilities(TokenTable().encode(texts))[0], a)
+    good = open(sidecar, "rb").read()
+    for damage in (b"not an npz", good[: len(good) // 2]):  # ValueError, zipfile.BadZipFile
+        with open(sidecar, "wb") as fh:
+            fh.write(damage)
+        rebuilt = ftm.FastTextScorer.open(spec, path, cache_key="v1")
+        np.testing.assert_array_equal(rebuilt.projected.probabilities(TokenTable().encode(texts))[0], a)
     assert ProjectedModel.load(sidecar).labels == first.projected.labels
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
 
 
 def test_chunked_scoring_equals_one_chunk(models, monkeypatch):
@@ -265,3 +280,19 @@ def test_chunked_scoring_equals_one_chunk(models, monkeypatch):
     assert len(list(scoring._chunks(list(range(len(texts) - 1)), texts))) > 10
     chunked = score_batch(pdf, [ref], max_chars=0, keep=[])
     pd.testing.assert_frame_equal(whole, chunked)
+
+
+def test_a_tokenizer_failure_scores_the_batch_through_fasttext(models, monkeypatch, capsys):
+    _, path = models["softmax_bigrams"]
+    spec = _spec(2)
+    ref = ModelRef(spec=spec, path=path, key="tokfail", engine="projected")
+    scorer = scoring.get_scorer(ref)
+
+    def broken(texts):
+        raise MemoryError("no room for tokens")
+
+    monkeypatch.setattr(scoring._TOKENS, "encode", broken)
+    out = score_batch(pd.DataFrame({"text": ["energy proteins", "casino bonus"]}), [ref], max_chars=0, keep=[])
+    assert out[spec.column].notna().all() and out["_reject_reason"].isna().all()
+    assert abs(out[spec.column][1] - scorer.score("casino bonus")) < 1e-12
+    assert "tokenizing for the projected engine failed" in capsys.readouterr().err

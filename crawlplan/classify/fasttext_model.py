@@ -141,9 +141,13 @@ def prediction_k(spec: ClassifierSpec) -> int:
 ENGINES = ("projected", "fasttext")
 
 
+#: Bumped when the sidecar's layout changes, so old sidecars are ignored rather than misread.
+PROJECTION_FORMAT = 1
+
+
 def projection_path(path: str, cache_key: str) -> str:
     """Where the projected form of the model file at ``path`` (version ``cache_key``) is kept."""
-    digest = hashlib.sha256(cache_key.encode()).hexdigest()[:16]
+    digest = hashlib.sha256(f"{PROJECTION_FORMAT}:{cache_key}".encode()).hexdigest()[:16]
     folder, name = os.path.split(path)
     return os.path.join(folder, f".{name}.projected-{digest}.npz")
 
@@ -200,7 +204,9 @@ class FastTextScorer:
         if os.path.isfile(sidecar):
             try:
                 return cls(spec, path, engine=engine, projected=ProjectedModel.load(sidecar))
-            except (OSError, ValueError, KeyError):
+            except ScoringError:
+                raise  # the labels do not fit the registry: the model's fault, not the sidecar's
+            except Exception:  # noqa: BLE001 - a damaged or foreign sidecar is rebuilt, never fatal
                 pass
         scorer = cls(spec, path, engine=engine)
         if scorer.projected is not None:

@@ -10,6 +10,8 @@ process, so each model looks a token up once, not once per occurrence.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 EOS = b"</s>"
@@ -31,20 +33,24 @@ def _as_chained(h: int) -> int:
     return h - (1 << 32) if h & 0x80000000 else h
 
 
+_GENERATIONS = itertools.count(1)
+
+
 class TokenTable:
     """Distinct tokens of this process: a dense index per token and its fastText hash.
 
     Models keep per-token arrays indexed the same way. ``limit`` bounds memory on an endless
-    stream of new tokens: past it the table starts afresh and ``generation`` tells the models
-    to drop their arrays too.
+    stream of new tokens: past it the table starts afresh. ``generation`` names one table in one
+    of its lives, unique in the process (two tables never share one), so a model that has seen
+    another table, or this one before a reset, knows to drop its per-token arrays.
     """
 
-    def __init__(self, limit: int = 2_000_000):
+    def __init__(self, limit: int = 1_000_000):
         self.limit = limit
-        self.generation = 0
         self._reset()
 
     def _reset(self) -> None:
+        self.generation = next(_GENERATIONS)
         self.index = _Index(self._add)
         self.tokens: list[bytes] = []
         self._hashes = np.empty(1 << 14, dtype=np.int64)
@@ -69,7 +75,6 @@ class TokenTable:
         """Start afresh when over ``limit``; called between batches, never inside one, so
         every batch encoded after it stays valid until the next call."""
         if len(self.tokens) > self.limit:
-            self.generation += 1
             self._reset()
 
     def encode(self, texts: list[str]) -> "EncodedBatch":

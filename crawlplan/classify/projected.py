@@ -5,7 +5,7 @@ the input rows of a document's word, subword and word n-gram ids, and the output
 linear up to the loss function. So ``W · mean(E[ids]) = mean((E Wᵀ)[ids])``, and the table
 ``P = E Wᵀ`` (one row per input id, one column per label) replaces the model's input matrix: a
 prediction sums a few floats per token instead of a ``dim``-wide row (dim 100-256 in the data
-selection classifiers), and ``P`` of a 2M-row model is a few MB, small enough to stay in cache.
+selection classifiers), and ``P`` of a 2M-row binary model is 32 MB instead of 2 GB.
 
 On top of that, the per-token work is shared: a document is split into tokens once for all models
 with the same preprocessing, each distinct token is hashed and looked up once per process
@@ -44,11 +44,16 @@ _SIGMOID_TABLE = np.array([1.0 / (1.0 + np.exp(-np.float32(np.float32(i * 2 * _M
 
 
 def _table_sigmoid(x: np.ndarray) -> np.ndarray:
-    """``Loss::sigmoid``: the one-vs-all output reads a 513-entry table, not the exact sigmoid."""
-    index = ((np.clip(x, -_MAX_SIGMOID, _MAX_SIGMOID) + _MAX_SIGMOID)
-             * _SIGMOID_TABLE_SIZE / _MAX_SIGMOID / 2).astype(np.int64)
+    """``Loss::sigmoid``: the one-vs-all output reads a 513-entry table, not the exact sigmoid.
+
+    The index is computed in float32 as fastText does: in float64 a logit a hair below a step
+    (1.99999992) falls into the entry before the one fastText reads (found in review)."""
+    x32 = np.nan_to_num(x, nan=0.0).astype(np.float32)
+    eight, size = np.float32(_MAX_SIGMOID), np.float32(_SIGMOID_TABLE_SIZE)
+    index = ((np.clip(x32, -eight, eight) + eight) * size / eight / np.float32(2)).astype(np.int64)
     out = _SIGMOID_TABLE[np.clip(index, 0, _SIGMOID_TABLE_SIZE)]
-    return np.where(x < -_MAX_SIGMOID, 0.0, np.where(x > _MAX_SIGMOID, 1.0, out))
+    out = np.where(x32 < -eight, 0.0, np.where(x32 > eight, 1.0, out))
+    return np.where(np.isnan(x), np.nan, out)
 
 
 def _huffman_tree(counts: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -131,17 +136,28 @@ class ProjectedModel:
                    words=[w.encode("utf-8", "surrogateescape") for w in words])
 
     def save(self, path: str) -> None:
-        """Write atomically (a temporary name, then rename): readers never see half a file."""
+        """Write atomically: a unique temporary file in the same folder (unique across hosts
+        sharing the folder, unlike a pid), renamed into place, removed if the write fails."""
         import json
         import os
+        import tempfile
 
         meta = {k: getattr(self, k) for k in self._FIELDS}
         blob = b"".join(self.words)
         offsets = np.cumsum([0] + [len(w) for w in self.words], dtype=np.int64)
-        tmp = f"{path}.tmp-{os.getpid()}.npz"
-        np.savez(tmp, table=self.table, words=np.frombuffer(blob, dtype=np.uint8), offsets=offsets,
-                 meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
-        os.replace(tmp, path)
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
+                                   dir=os.path.dirname(path) or ".")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, table=self.table, words=np.frombuffer(blob, dtype=np.uint8), offsets=offsets,
+                         meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
 
     @classmethod
     def load(cls, path: str) -> "ProjectedModel":

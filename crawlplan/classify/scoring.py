@@ -137,7 +137,16 @@ def _score_projected(scorers: list[FastTextScorer], texts: list[str | None]) -> 
     errors: list[dict[int, str]] = [{} for _ in scorers]
     failed: set[int] = set()
     for chunk in _chunks(positions, texts):
-        batch = _TOKENS.encode([texts[i] for i in chunk])
+        # the table may start afresh between chunks (a chunk's batch is used up before the next),
+        # so high-entropy text (URLs, ids) cannot grow it past its limit within one Arrow batch
+        _TOKENS.start_batch()
+        try:
+            batch = _TOKENS.encode([texts[i] for i in chunk])
+        except Exception as exc:  # noqa: BLE001 - never lose the batch; fastText scores it instead
+            print(f"classify: tokenizing for the projected engine failed ({type(exc).__name__}: {exc}); "
+                  f"this batch predicts through fastText", file=sys.stderr)
+            failed.update(range(len(scorers)))
+            break
         for m, scorer in enumerate(scorers):
             if m in failed:
                 continue
@@ -195,7 +204,6 @@ def score_batch(pdf: pd.DataFrame, refs: list[ModelRef], max_chars: int, keep: l
                     truncs.append(cut)
             prepared[mode] = (texts, truncs)
     # projected models first, grouped by preprocessing so each group tokenizes once
-    _TOKENS.start_batch()
     groups: dict[tuple[str, bool], list[ModelRef]] = {}
     for ref in refs:
         if ref.spec.kind == "fasttext" and get_scorer(ref).projected is not None:
