@@ -204,22 +204,6 @@ def test_score_batch_projected_equals_per_document_fasttext(models, shape, label
     assert diff < 2e-6
 
 
-def test_projected_batch_failure_falls_back_to_fasttext(models, monkeypatch, capsys):
-    _, path = models["softmax_bigrams"]
-    spec = _spec(2)
-    ref = ModelRef(spec=spec, path=path, key="fallback", engine="projected")
-    scorer = scoring.get_scorer(ref)
-
-    def broken(batch):
-        raise MemoryError("no room")
-
-    monkeypatch.setattr(scorer.projected, "probabilities", broken)
-    out = score_batch(pd.DataFrame({"text": ["energy proteins", "casino bonus"]}), [ref], max_chars=0, keep=[])
-    assert out[spec.column].notna().all()
-    assert abs(out[spec.column][0] - scorer.score("energy proteins")) < 1e-12
-    assert "predicts through fastText" in capsys.readouterr().err
-
-
 def test_projected_scorer_releases_the_fasttext_model_and_reloads_it_on_demand(models):
     _, path = models["softmax_bigrams"]
     scorer = ftm.FastTextScorer(_spec(2), path)
@@ -282,17 +266,22 @@ def test_chunked_scoring_equals_one_chunk(models, monkeypatch):
     pd.testing.assert_frame_equal(whole, chunked)
 
 
-def test_a_tokenizer_failure_scores_the_batch_through_fasttext(models, monkeypatch, capsys):
+@pytest.mark.parametrize("where,message", [("model", "projected scoring failed"),
+                                           ("tokenizer", "tokenizing for the projected engine failed")])
+def test_a_projected_failure_scores_the_batch_through_fasttext(models, monkeypatch, capsys, where, message):
     _, path = models["softmax_bigrams"]
     spec = _spec(2)
-    ref = ModelRef(spec=spec, path=path, key="tokfail", engine="projected")
+    ref = ModelRef(spec=spec, path=path, key=f"fail-{where}", engine="projected")
     scorer = scoring.get_scorer(ref)
 
-    def broken(texts):
-        raise MemoryError("no room for tokens")
+    def broken(_arg):
+        raise MemoryError("no room")
 
-    monkeypatch.setattr(scoring._TOKENS, "encode", broken)
+    if where == "model":
+        monkeypatch.setattr(scorer.projected, "probabilities", broken)
+    else:
+        monkeypatch.setattr(scoring._TOKENS, "encode", broken)
     out = score_batch(pd.DataFrame({"text": ["energy proteins", "casino bonus"]}), [ref], max_chars=0, keep=[])
     assert out[spec.column].notna().all() and out["_reject_reason"].isna().all()
     assert abs(out[spec.column][1] - scorer.score("casino bonus")) < 1e-12
-    assert "tokenizing for the projected engine failed" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
