@@ -20,25 +20,13 @@ def extract_variants(html) -> dict:
     """Leaf/element tag paths with and without class tokens, counted."""
     from collections import Counter
 
-    from crawlplan.source.features import _SKIP_TAGS, _step, parse_html
+    from crawlplan.source.features import _step, parse_html, walk_elements
 
     root = parse_html(html)
     out = {k: Counter() for k in ("tag", "cls_leaf", "cls_all", "elem_tag", "elem_cls")}
     if root is None:
         return out
-    paths = {}
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        parent = el.getparent()
-        prefix = paths.get(parent, ("", "")) if parent is not None else ("", "")
-        tag = el.tag.lower()
-        if tag in _SKIP_TAGS or prefix is None:
-            paths[el] = None
-            continue
-        plain = f"{prefix[0]}/{tag}"
-        cls = f"{prefix[1]}/{_step(el, True)}"
-        paths[el] = (plain, cls)
+    for el, _tag, prefix, plain, cls in walk_elements(root, True):
         out["elem_tag"][plain] += 1
         out["elem_cls"][cls] += 1
         if not any(isinstance(c.tag, str) for c in el):

@@ -112,20 +112,7 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
     own_prefix = "/".join(own_prefix) + "/" if len(own_prefix) == 3 and site_of is _host else "\x00"
     all_classes = xpath_classes in ("all", "elements")
     every_element = xpath_classes == "elements"
-    # element -> (tag-only path, feature path); None marks a skipped subtree (scripts, styles)
-    paths: dict = {}
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        parent = el.getparent()
-        prefix = paths.get(parent, ("", "")) if parent is not None else ("", "")
-        tag = el.tag.lower()
-        if tag in _SKIP_TAGS or prefix is None:
-            paths[el] = None
-            continue
-        plain = f"{prefix[0]}/{tag}"
-        feat = f"{prefix[1]}/{_step(el, True)}" if all_classes else plain
-        paths[el] = (plain, feat)
+    for el, tag, prefix, _plain, feat in walk_elements(root, all_classes):
         if every_element:
             out.xpaths[feat] += 1
         elif not any(isinstance(c.tag, str) for c in el):
@@ -143,6 +130,30 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
                 continue
             out.links.append((f"{prefix[0]}/{_step(el, True, fallback_id=True)}", target))
     return out
+
+
+def walk_elements(root, with_classes: bool):
+    """Every element outside skipped subtrees (scripts, styles), in document order, as
+    ``(element, lower-case tag, parent's (tag path, feature path), tag path, feature path)``.
+
+    The feature path spells each step with its class tokens when ``with_classes``, else it is
+    the tag path. Paths are built from the parent's, so a page costs one pass.
+    """
+    # element -> (tag-only path, feature path); None marks a skipped subtree
+    paths: dict = {}
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        parent = el.getparent()
+        prefix = paths.get(parent, ("", "")) if parent is not None else ("", "")
+        tag = el.tag.lower()
+        if tag in _SKIP_TAGS or prefix is None:
+            paths[el] = None
+            continue
+        plain = f"{prefix[0]}/{tag}"
+        feat = f"{prefix[1]}/{_step(el, True)}" if with_classes else plain
+        paths[el] = (plain, feat)
+        yield el, tag, prefix, plain, feat
 
 
 @functools.lru_cache(maxsize=200_000)
