@@ -319,7 +319,7 @@ def main() -> int:
     for name, engine_refs in (("in-process score_batch, projected engine", refs),
                               ("in-process score_batch, fastText engine", fasttext_refs)):
         score_batch(corpus.head(20), engine_refs, 100000, ["record_id"])  # models loaded
-        best = min(_cpu_of(lambda: score_batch(corpus, engine_refs, 100000, ["record_id"]))
+        best = min(_cpu_of(lambda r=engine_refs: score_batch(corpus, r, 100000, ["record_id"]))
                    for _ in range(args.rounds))
         results[name] = {"docs": len(docs), "docs_per_cpu_s": round(len(docs) / best, 2), "in_process": True}
         print(f"{name:44s} {len(docs) / best:9.1f} docs/cpu-s ({1000 * best / len(docs):.3f} ms/doc)")
@@ -337,7 +337,7 @@ def main() -> int:
     print(f"max |crawlplan - datatrove| for {refs[0].spec.name} on {len(meta_rows)} docs: {diff:.2e}")
 
     base = results["datatrove FastTextClassifierFilter"]
-    for name, r in results.items():
+    for r in results.values():
         if "docs_per_s" in r:
             r["vs_datatrove"] = round(r["docs_per_s"] / base["docs_per_s"], 3)
         r["vs_datatrove_cpu"] = round(r["docs_per_cpu_s"] / base["docs_per_cpu_s"], 3)

@@ -151,7 +151,7 @@ def test_cross_file_duplicates_leave_documents_without_shuffling_the_text(spark)
 
     def file_row(path, documents):
         return {"kind": "file", "warc_file": path, "file_status": "ok", "records": documents,
-                "records_by_type_json": '{"response": %d}' % documents, "responses": documents,
+                "records_by_type_json": f'{{"response": {documents}}}', "responses": documents,
                 "documents": documents, "rejected": 0}
 
     rows = [doc("a.warc.gz", 0, "r1"), doc("a.warc.gz", 10, "r2"), doc("b.warc.gz", 0, "r2"),

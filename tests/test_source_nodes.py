@@ -44,7 +44,7 @@ def test_site_pages_then_sitemaps(spark, warc, tmp_path):
     assert rows.loc[rows["status"] == 301, "location"].tolist() == [f"https://{HOST}/"]
     first = rows.sort_values("capture_order").iloc[0]
     assert first["url"] == f"https://{HOST}/"
-    assert all(l["apath"].startswith("/html/") for ls in html_rows["links"] for l in ls)
+    assert all(link["apath"].startswith("/html/") for ls in html_rows["links"] for link in ls)
     assert storage.write_dataset(pages, "site_pages", str(tmp_path)) == len(rows)   # schema-checked write
 
     params = {"method": "default", "train_size": 1000, "cv": False, "plan_top": 10,

@@ -1,7 +1,6 @@
 """The WARC reader on real files and on damaged copies of them: it never raises mid-file."""
 
 import gzip
-import os
 import random
 
 import pytest

@@ -77,7 +77,7 @@ class TokenTable:
         if len(self.tokens) > self.limit:
             self._reset()
 
-    def encode(self, texts: list[str]) -> "EncodedBatch":
+    def encode(self, texts: list[str]) -> EncodedBatch:
         """Token indices of each text as fastText's ``getLine`` reads ``text + "\\n"``.
 
         Texts must be one line (the caller replaces newlines); the ``\\n`` fastText appends

@@ -27,7 +27,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from crawlplan.classify.fasttext_tokens import EOS, LABEL_PREFIX, EncodedBatch, TokenTable, char_ngrams, fasttext_hash
+from crawlplan.classify.fasttext_tokens import (
+    EOS,
+    LABEL_PREFIX,
+    EncodedBatch,
+    TokenTable,
+    char_ngrams,
+    fasttext_hash,
+)
 
 _STD_LOG_EPS = 1e-5
 _PROJECT_ROWS = 1 << 16
@@ -76,7 +83,7 @@ def _huffman_tree(counts: list[int]) -> tuple[np.ndarray, np.ndarray]:
     return left, right
 
 
-def project(model) -> "ProjectedModel":
+def project(model) -> ProjectedModel:
     """The projected form of a loaded ``fasttext`` model, or :class:`NotProjectable`."""
     f = model.f
     args = f.getArgs()
@@ -120,7 +127,7 @@ class ProjectedModel:
         self._known = 0
 
     @classmethod
-    def from_fasttext(cls, f, loss: str, args) -> "ProjectedModel":
+    def from_fasttext(cls, f, loss: str, args) -> ProjectedModel:
         labels, counts = f.getLabels("replace")
         # surrogateescape keeps any byte sequence of the vocabulary exactly (and unmatchable by
         # document tokens, which are valid UTF-8, when the bytes are not)
@@ -160,7 +167,7 @@ class ProjectedModel:
             raise
 
     @classmethod
-    def load(cls, path: str) -> "ProjectedModel":
+    def load(cls, path: str) -> ProjectedModel:
         import json
 
         with np.load(path, allow_pickle=False) as data:

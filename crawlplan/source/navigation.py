@@ -23,7 +23,7 @@ SCORINGS = ("full", "no_dsim", "no_balance", "info_only", "dsim_balance")
 def navigation_counts(urls: list[str], labels: list[int], links, label_of: dict[str, int],
                       resolve=None) -> NavTable:
     out: dict[tuple[int, str], Counter] = defaultdict(Counter)
-    for url, lab, page_links in zip(urls, labels, links):
+    for _url, lab, page_links in zip(urls, labels, links):
         for apath, targets in links_by_apath(page_links).items():
             if resolve is not None:
                 targets = list(dict.fromkeys(t2 for t in targets if (t2 := resolve(t) or t)))

@@ -25,7 +25,7 @@ NAN = float("nan")
 def scores(spark):
     rows = []
     # many: 5 pages, one NaN dclm score; single: one page; blank: dclm all NaN / null
-    for i, s in enumerate([0.1, 0.4, NAN, 0.8, 0.9]):
+    for s in [0.1, 0.4, NAN, 0.8, 0.9]:
         rows.append(("com,many", "com.many", "many.com", "com", "en", s, 0.5))
     rows.append(("org,single", "org.single", "single.org", "org", "de", 0.7, 0.2))
     for s in (NAN, None, NAN):
