@@ -5,19 +5,20 @@ a group is at most one row per host of one classifier (the paper: 27,910; a full
 million, i.e. tens of MB of doubles), which fits an executor, and Kendall's tau and the
 bootstrap need the whole group anyway. The groups spread over executors, so nothing is
 collected to the driver. Document-level classifier-pair correlations and rank stability between
-graph releases are far larger (millions of documents, ~10^8 hosts) and use MLlib's distributed
-Spearman (a distributed sort per column), never pandas.
+graph releases are far larger (millions of documents, ~10^8 hosts) and use distributed ranks
+(``crawlplan.stats.ranks``), never pandas.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.stats import reference as R
 from crawlplan.stats.hoststats import union_all
+from crawlplan.stats.ranks import quantiles, spearman_matrix
 
 CORRELATION_SCHEMA = ("metric string, classifier string, stratum_kind string, stratum string, hosts long, "
                       "spearman double, kendall double, weighted_spearman double, ci_low double, "
@@ -81,29 +82,28 @@ def correlation_table(table: DataFrame, *, replicates: int = 1000, seed: int = 0
 
 def score_distributions(long: DataFrame, languages: DataFrame) -> DataFrame:
     """Document score distributions by the host's language stratum (Table 7): mean and exact
-    P10/median/P90 (``percentile`` keeps a value->count map per group; fine for ten classifiers
-    x three strata, with memory proportional to a classifier's distinct scores)."""
+    P10/median/P90, interpolated like numpy. The quantiles come from distributed ranks
+    (``ranks.quantiles``), so no group's values are ever held in one place."""
     joined = long.join(languages.select("rev_host", "language_stratum"), "rev_host", "left").withColumn(
         "language_stratum", F.coalesce("language_stratum", F.lit("unknown")))
     overall = joined.withColumn("language_stratum", F.lit("all"))
-    both = union_all([overall, joined.where(F.col("language_stratum").isin("english", "non-english"))])
-    q = F.percentile(F.col("score"), F.array(F.lit(0.1), F.lit(0.5), F.lit(0.9)))
-    agg = both.groupBy(F.col("language_stratum").alias("stratum"), "classifier").agg(
-        F.count(F.lit(1)).cast("long").alias("documents"),
-        F.countDistinct("rev_host").cast("long").alias("hosts"),
-        F.mean("score").alias("mean"), q.alias("q"))
-    return agg.select("stratum", "classifier", "documents", "hosts", "mean",
-                      F.col("q")[1].alias("median"), F.col("q")[0].alias("p10"), F.col("q")[2].alias("p90"))
-
-
-def spearman_matrix(df: DataFrame, columns: list[str]) -> np.ndarray:
-    """Distributed Spearman matrix (MLlib: ranks by distributed sort, ties averaged)."""
-    from pyspark.ml.feature import VectorAssembler
-    from pyspark.ml.stat import Correlation
-
-    vec = VectorAssembler(inputCols=list(columns), outputCol="_v").transform(
-        df.select(*[F.col(c).cast("double").alias(c) for c in columns]))
-    return Correlation.corr(vec, "_v", method="spearman").head()[0].toArray()
+    both = union_all([overall, joined.where(F.col("language_stratum").isin("english", "non-english"))]).select(
+        F.col("language_stratum").alias("stratum"), "classifier", "rev_host", "score")
+    # one row per distinct score: the sort behind the quantiles runs over distinct values,
+    # which fastText's float32 outputs keep far fewer than the documents
+    values = both.groupBy("stratum", "classifier", "score").agg(F.count(F.lit(1)).alias("n")).persist(
+        StorageLevel.MEMORY_AND_DISK)
+    agg = values.groupBy("stratum", "classifier").agg(
+        F.sum("n").cast("long").alias("documents"), (F.sum(F.col("score") * F.col("n")) / F.sum("n")).alias("mean"))
+    hosts = both.select("stratum", "classifier", "rev_host").distinct().groupBy("stratum", "classifier").agg(
+        F.count(F.lit(1)).cast("long").alias("hosts"))
+    q = quantiles(values, ["stratum", "classifier"], "score", [0.1, 0.5, 0.9], weight="n")
+    qdf = long.sparkSession.createDataFrame(
+        [(s, c, *v) for (s, c), v in q.items()],
+        "stratum string, classifier string, p10 double, median double, p90 double")
+    agg = agg.join(hosts, ["stratum", "classifier"])
+    return agg.join(F.broadcast(qdf), ["stratum", "classifier"], "left").select(
+        "stratum", "classifier", "documents", "hosts", "mean", "median", "p10", "p90")
 
 
 def classifier_correlations(scores: DataFrame, classifiers: list[str]) -> DataFrame:
@@ -114,12 +114,14 @@ def classifier_correlations(scores: DataFrame, classifiers: list[str]) -> DataFr
     for c in classifiers:
         ok = F.col(c).isNotNull() & ~F.isnan(c)
         cond = ok if cond is None else cond & ok
-    core = scores.where(cond)
+    # a document id of this computation alone: record ids are unique in ``scores``, but a long
+    # string key would be carried through the rank shuffle for nothing
+    core = scores.where(cond).select(F.monotonically_increasing_id().alias("_doc"), *classifiers)
     n = core.count()
     schema = "classifier_a string, classifier_b string, documents long, spearman double"
     if n < 3 or len(classifiers) < 2:
         return spark.createDataFrame([], schema)
-    mat = spearman_matrix(core, classifiers)
+    mat = spearman_matrix(core, "_doc", classifiers)
     rows = [(a, b, int(n), float(mat[i, j])) for i, a in enumerate(classifiers) for j, b in enumerate(classifiers)]
     return spark.createDataFrame(rows, schema)
 
@@ -133,13 +135,14 @@ def rank_stability(ranks_a: DataFrame, ranks_b: DataFrame, release_a: str, relea
         F.sum((F.col("hc_a").isNotNull() & F.col("hc_b").isNotNull()).cast("long")).alias("common"),
         F.sum((F.col("hc_a").isNotNull() & F.col("hc_b").isNull()).cast("long")).alias("only_a"),
         F.sum((F.col("hc_a").isNull() & F.col("hc_b").isNotNull()).cast("long")).alias("only_b")).head()
-    common = a.join(b, "rev_host", "inner")
+    common = a.join(b, "rev_host", "inner").where(
+        F.col("hc_a").isNotNull() & F.col("hc_b").isNotNull() & F.col("pr_a").isNotNull() & F.col("pr_b").isNotNull())
     schema = ("release_a string, release_b string, measure string, common_hosts long, only_a long, "
               "only_b long, spearman double")
     if (both.common or 0) < 3:
         rho_hc = rho_pr = float("nan")
     else:
-        m = spearman_matrix(common, ["hc_a", "hc_b", "pr_a", "pr_b"])
+        m = spearman_matrix(common, "rev_host", ["hc_a", "hc_b", "pr_a", "pr_b"])
         rho_hc, rho_pr = float(m[0, 1]), float(m[2, 3])
     rows = [(release_a, release_b, name, int(both.common or 0), int(both.only_a or 0), int(both.only_b or 0), rho)
             for name, rho in (("harmonic_centrality", rho_hc), ("pagerank", rho_pr))]

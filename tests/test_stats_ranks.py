@@ -1,0 +1,75 @@
+"""Distributed ranks, Spearman and quantiles (crawlplan.stats.ranks) against scipy and numpy,
+with value buckets forced small so that the offsets between buckets are exercised."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats as sps
+
+from crawlplan.stats import ranks
+
+
+def _long(spark, groups: dict[str, np.ndarray]):
+    rows = [(g, int(i), float(v)) for g, vals in groups.items() for i, v in enumerate(vals)]
+    return spark.createDataFrame(rows, "g string, id long, v double")
+
+
+@pytest.mark.parametrize("rows_per_bucket", [1_000_000, 7])
+def test_average_ranks_and_positions_equal_scipy(spark, rows_per_bucket):
+    rng = np.random.default_rng(5)
+    data = {"ties": rng.integers(0, 6, 80).astype(float),  # heavy ties across bucket edges
+            "floats": rng.normal(size=53), "one": np.array([0.25])}
+    out, counts = ranks.ranked(_long(spark, data), ["g"], "v", rows_per_bucket=rows_per_bucket)
+    assert counts == {(g,): len(v) for g, v in data.items()}
+    got = out.toPandas()
+    for g, vals in data.items():
+        part = got[got.g == g].sort_values("id")
+        assert np.allclose(part["_rank"].to_numpy(), sps.rankdata(vals))
+        # the value fills sorted positions [_below, _below + _ties)
+        ordered = np.sort(vals)
+        for below, ties, v in zip(part["_below"], part["_ties"], part["v"]):
+            assert ties == (vals == v).sum() and (ordered[below:below + ties] == v).all()
+
+
+@pytest.mark.parametrize("rows_per_bucket", [1_000_000, 10])
+def test_quantiles_equal_numpy(spark, rows_per_bucket):
+    rng = np.random.default_rng(9)
+    data = {"a": np.round(rng.random(101), 2), "b": rng.lognormal(size=40), "c": np.array([3.0]),
+            "d": np.array([1.0, 2.0])}
+    probs = [0.1, 0.5, 0.9]
+    got = ranks.quantiles(_long(spark, data), ["g"], "v", probs, rows_per_bucket=rows_per_bucket)
+    for g, vals in data.items():
+        assert got[(g,)] == pytest.approx(list(np.quantile(vals, probs)), abs=1e-12)
+
+
+@pytest.mark.parametrize("rows_per_bucket", [1_000_000, 3])
+def test_weighted_quantiles_equal_numpy_on_the_expanded_values(spark, rows_per_bucket):
+    """A value -> count table gives the quantiles of the values repeated count times."""
+    table = {"a": [(0.5, 3), (0.1, 1), (0.9, 4), (0.7, 2)], "b": [(2.0, 1)], "c": [(1.0, 5), (4.0, 5)]}
+    rows = [(g, v, n) for g, pairs in table.items() for v, n in pairs]
+    df = spark.createDataFrame(rows, "g string, v double, n long")
+    probs = [0.1, 0.25, 0.5, 0.9]
+    got = ranks.quantiles(df, ["g"], "v", probs, weight="n", rows_per_bucket=rows_per_bucket)
+    for g, pairs in table.items():
+        expanded = np.repeat([v for v, _ in pairs], [n for _, n in pairs])
+        assert got[(g,)] == pytest.approx(list(np.quantile(expanded, probs)), abs=1e-12)
+
+
+@pytest.mark.parametrize("rows_per_bucket", [1_000_000, 9])
+def test_spearman_matrix_equals_scipy(spark, rows_per_bucket):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=60)
+    cols = {"x": x, "y": x + rng.normal(size=60), "t": np.round(x, 0), "neg": -x ** 3}
+    rows = [(i, *(float(cols[c][i]) for c in cols)) for i in range(60)]
+    df = spark.createDataFrame(rows, "k long, x double, y double, t double, neg double")
+    got = ranks.spearman_matrix(df, "k", list(cols), rows_per_bucket=rows_per_bucket)
+    ref = sps.spearmanr(np.column_stack(list(cols.values()))).statistic
+    assert np.allclose(got, ref, atol=1e-12)
+    assert got[0, 3] == pytest.approx(-1.0)
+
+
+def test_spearman_of_a_constant_column_is_nan(spark):
+    df = spark.createDataFrame([(i, float(i), 1.0) for i in range(5)], "k long, a double, c double")
+    got = ranks.spearman_matrix(df, "k", ["a", "c"])
+    assert got[0, 0] == 1.0 and np.isnan(got[0, 1]) and np.isnan(got[1, 1])
