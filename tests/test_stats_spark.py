@@ -146,6 +146,10 @@ def test_score_distributions_and_classifier_pairs(spark, scores_df, scores_pdf):
     assert r.documents == s.size
     assert (r.p10, r.median, r.p90) == pytest.approx(tuple(np.quantile(s, [0.1, 0.5, 0.9])), abs=1e-12)
     assert r.mean == pytest.approx(s.mean())
+    assert r.hosts == scores_pdf.loc[scores_pdf["dclm"].notna(), "rev_host"].nunique()
+    # the strata split the overall documents and hosts (every host here has a known language)
+    strata = [dist[(k, "dclm")] for k in ("english", "non-english") if (k, "dclm") in dist]
+    assert sum(x.documents for x in strata) <= r.documents and sum(x.hosts for x in strata) <= r.hosts
     assert {k[0] for k in dist} <= {"all", "english", "non-english"}
     pairs = {(r.classifier_a, r.classifier_b): r for r in C.classifier_correlations(scores_df, clf).collect()}
     core = scores_pdf[clf].dropna()

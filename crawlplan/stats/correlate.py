@@ -83,27 +83,33 @@ def correlation_table(table: DataFrame, *, replicates: int = 1000, seed: int = 0
 def score_distributions(long: DataFrame, languages: DataFrame) -> DataFrame:
     """Document score distributions by the host's language stratum (Table 7): mean and exact
     P10/median/P90, interpolated like numpy. The quantiles come from distributed ranks
-    (``ranks.quantiles``), so no group's values are ever held in one place."""
-    joined = long.join(languages.select("rev_host", "language_stratum"), "rev_host", "left").withColumn(
-        "language_stratum", F.coalesce("language_stratum", F.lit("unknown")))
-    overall = joined.withColumn("language_stratum", F.lit("all"))
-    both = union_all([overall, joined.where(F.col("language_stratum").isin("english", "non-english"))]).select(
-        F.col("language_stratum").alias("stratum"), "classifier", "rev_host", "score")
+    (``ranks.quantiles``), so no group's values are ever held in one place.
+
+    The documents are read once, into per-stratum counts of each distinct score and the
+    distinct (stratum, classifier, host) keys; the ``all`` stratum is summed from those small
+    tables rather than from a second copy of the documents."""
+    joined = long.join(languages.select("rev_host", "language_stratum"), "rev_host", "left").select(
+        F.coalesce("language_stratum", F.lit("unknown")).alias("stratum"), "classifier", "rev_host", "score")
     # one row per distinct score: the sort behind the quantiles runs over distinct values,
     # which fastText's float32 outputs keep far fewer than the documents
-    values = both.groupBy("stratum", "classifier", "score").agg(F.count(F.lit(1)).alias("n")).persist(
-        StorageLevel.MEMORY_AND_DISK)
+    by_lang = joined.groupBy("stratum", "classifier", "score").agg(F.count(F.lit(1)).alias("n"))
+    strata = F.col("stratum").isin("english", "non-english")
+    values = by_lang.where(strata).unionByName(
+        by_lang.groupBy("classifier", "score").agg(F.sum("n").alias("n")).withColumn("stratum", F.lit("all"))
+    ).persist(StorageLevel.MEMORY_AND_DISK)
+    # a host has one stratum, so the hosts of ``all`` are the sum over every stratum's hosts
+    host_counts = joined.select("stratum", "classifier", "rev_host").distinct().groupBy("stratum", "classifier").agg(
+        F.count(F.lit(1)).alias("hosts"))
+    hosts = host_counts.where(strata).unionByName(
+        host_counts.groupBy("classifier").agg(F.sum("hosts").alias("hosts")).withColumn("stratum", F.lit("all")))
     agg = values.groupBy("stratum", "classifier").agg(
         F.sum("n").cast("long").alias("documents"), (F.sum(F.col("score") * F.col("n")) / F.sum("n")).alias("mean"))
-    hosts = both.select("stratum", "classifier", "rev_host").distinct().groupBy("stratum", "classifier").agg(
-        F.count(F.lit(1)).cast("long").alias("hosts"))
     q = quantiles(values, ["stratum", "classifier"], "score", [0.1, 0.5, 0.9], weight="n")
     qdf = long.sparkSession.createDataFrame(
         [(s, c, *v) for (s, c), v in q.items()],
         "stratum string, classifier string, p10 double, median double, p90 double")
-    agg = agg.join(hosts, ["stratum", "classifier"])
-    return agg.join(F.broadcast(qdf), ["stratum", "classifier"], "left").select(
-        "stratum", "classifier", "documents", "hosts", "mean", "median", "p10", "p90")
+    return agg.join(hosts, ["stratum", "classifier"]).join(F.broadcast(qdf), ["stratum", "classifier"], "left").select(
+        "stratum", "classifier", "documents", F.col("hosts").cast("long").alias("hosts"), "mean", "median", "p10", "p90")
 
 
 def classifier_correlations(scores: DataFrame, classifiers: list[str]) -> DataFrame:

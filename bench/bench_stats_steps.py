@@ -1,0 +1,147 @@
+"""The three rank-based statistics steps against the Spark built-ins they replaced, same data,
+same SparkSession, one run; results checked equal before timings are reported.
+
+- classifier pairs (Figure 12): ``ranks.spearman_matrix`` vs MLlib ``Correlation.corr(method="spearman")``;
+- score distributions (Table 7; documents, hosts, mean, P10/median/P90): quantiles from
+  ``ranks.quantiles`` over a value->count table vs the previous single aggregation with
+  ``countDistinct`` and ``percentile(score, [0.1, 0.5, 0.9])`` per (stratum, classifier);
+- host scores: medians from sorted score lists (``hoststats.host_scores``) vs the previous
+  ``host_scores`` with ``percentile(score, 0.5)``, all other aggregates the same.
+
+    .venv/bin/python bench/bench_stats_steps.py --docs 300000 --hosts 53000
+
+Data: bench_stats.generate (cached in .cache/bench_stats/). CPU seconds: driver + JVM + Python
+workers (bench_stats.tree_cpu_seconds). Results: bench/results/bench_stats_steps-d<docs>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_stats import CLASSIFIERS, generate, tree_cpu_seconds  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+
+from crawlplan.stats import correlate as C  # noqa: E402
+from crawlplan.stats import hoststats as H  # noqa: E402
+
+
+def mllib_pairs(scores) -> np.ndarray:
+    from pyspark.ml.feature import VectorAssembler
+    from pyspark.ml.stat import Correlation
+
+    core = scores.dropna(subset=CLASSIFIERS)
+    vec = VectorAssembler(inputCols=CLASSIFIERS, outputCol="_v").transform(core.select(*CLASSIFIERS))
+    return Correlation.corr(vec, "_v", method="spearman").head()[0].toArray()
+
+
+def rank_pairs(scores) -> np.ndarray:
+    rows = C.classifier_correlations(scores, CLASSIFIERS).toPandas()
+    return rows.pivot(index="classifier_a", columns="classifier_b", values="spearman").loc[
+        CLASSIFIERS, CLASSIFIERS].to_numpy()
+
+
+def percentile_dists(long, langs) -> dict:
+    """The previous ``correlate.score_distributions``, whole: one aggregation with
+    ``countDistinct`` and ``percentile`` per (stratum, classifier)."""
+    joined = long.join(langs.select("rev_host", "language_stratum"), "rev_host", "left").withColumn(
+        "language_stratum", F.coalesce("language_stratum", F.lit("unknown")))
+    both = joined.withColumn("language_stratum", F.lit("all")).unionByName(
+        joined.where(F.col("language_stratum").isin("english", "non-english")))
+    q = F.percentile(F.col("score"), F.array(F.lit(0.1), F.lit(0.5), F.lit(0.9)))
+    rows = both.groupBy(F.col("language_stratum").alias("stratum"), "classifier").agg(
+        F.count(F.lit(1)).cast("long").alias("documents"), F.countDistinct("rev_host").cast("long").alias("hosts"),
+        F.mean("score").alias("mean"), q.alias("q")).collect()
+    return {(r[0], r[1]): [*r.q, r.documents, r.hosts, r.mean] for r in rows}
+
+
+def rank_dists(long, langs) -> dict:
+    rows = C.score_distributions(long, langs).collect()
+    return {(r.stratum, r.classifier): [r.p10, r.median, r.p90, r.documents, r.hosts, r.mean] for r in rows}
+
+
+def percentile_medians(long, langs):
+    """The previous ``hoststats.host_scores``, whole, with Spark's exact ``percentile``."""
+    agg = long.groupBy(*H.HOST_KEYS, "classifier").agg(
+        F.min("host").alias("host"), F.first("tld", ignorenulls=True).alias("tld"),
+        F.count(F.lit(1)).cast("long").alias("documents"), F.percentile(F.col("score"), F.lit(0.5)).alias("median"),
+        F.mean("score").alias("mean"), F.stddev_samp("score").alias("std"),
+        F.mean((F.col("score") > F.lit(0.5)).cast("double")).alias("share_above"))
+    return agg.join(langs, "rev_host", "left").select("rev_host", "classifier", "median")
+
+
+def sorted_medians(long, langs):
+    return H.host_scores(long, langs, min_docs=1).select("rev_host", "classifier", "median")
+
+
+def timed(fn):
+    c0, t0 = tree_cpu_seconds(os.getpid()), time.perf_counter()
+    out = fn()
+    return out, round(time.perf_counter() - t0, 1), round(tree_cpu_seconds(os.getpid()) - c0, 1)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", type=int, default=300_000)
+    ap.add_argument("--hosts", type=int, default=53_000)
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--data", default=str(ROOT / ".cache" / "bench_stats"))
+    ap.add_argument("--steps", default="pairs,distributions,medians")
+    args = ap.parse_args()
+    steps = set(args.steps.split(","))
+    from crawlplan.conf import load_conf
+    from crawlplan.spark import build_session
+
+    paths = generate(Path(args.data), args.docs, args.hosts, 0)
+    conf = load_conf("local", overrides=[f"spark.master=local[{args.cores}]", "spark.shuffle_partitions=8",
+                                         "spark.driver_memory=6g", "spark.log_level=ERROR"])
+    spark = build_session(conf, app_name="bench-stats-steps")
+    spark.range(1).count()
+    scores = spark.read.parquet(paths["scores"])
+    long = H.long_scores(scores, CLASSIFIERS)
+    langs = H.host_language(scores).cache()
+    langs.count()
+    load_start = os.getloadavg()
+    res: dict = {}
+
+    def both(step, peer_name, peer, ours, same):
+        (p, pw, pc), (o, ow, oc) = timed(peer), timed(ours)
+        res[step] = {"peer": peer_name, "peer_wall_s": pw, "peer_cpu_s": pc, "ranks_wall_s": ow, "ranks_cpu_s": oc,
+                     "cpu_ratio": round(pc / oc, 2), "max_abs_diff": same(p, o)}
+        print(step, res[step], flush=True)
+
+    if "pairs" in steps:
+        both("classifier pairs", "MLlib Correlation.corr spearman", lambda: mllib_pairs(scores),
+             lambda: rank_pairs(scores), lambda a, b: float(np.abs(a - b).max()))
+    if "distributions" in steps:
+        both("score distributions", "percentile per group", lambda: percentile_dists(long, langs),
+             lambda: rank_dists(long, langs),
+             lambda a, b: max(abs(x - y) for k in a for x, y in zip(a[k], b[k])))
+
+    def medians(fn):
+        return lambda: {(r[0], r[1]): r[2] for r in fn().collect()}
+
+    if "medians" in steps:
+        both("host medians", "previous host_scores, percentile(score, 0.5)", medians(lambda: percentile_medians(long, langs)),
+             medians(lambda: sorted_medians(long, langs)), lambda a, b: max(abs(a[k] - b[k]) for k in a))
+    spark.stop()
+    out = {"command": "python bench/bench_stats_steps.py " + " ".join(sys.argv[1:]), "docs": args.docs, "hosts": args.hosts, "cores": args.cores, "steps": res,
+           "load_average_at_start": load_start, "load_average_at_end": os.getloadavg()}
+    path = ROOT / "bench" / "results" / f"bench_stats_steps-d{args.docs}-{'-'.join(sorted(steps))}.json"
+    path.write_text(json.dumps(out, indent=1))
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
