@@ -1,12 +1,10 @@
-"""The three rank-based statistics steps against the Spark built-ins they replaced, same data,
+"""The two rank-based statistics steps against the Spark built-ins they replaced, same data,
 same SparkSession, one run; results checked equal before timings are reported.
 
 - classifier pairs (Figure 12): ``ranks.spearman_matrix`` vs MLlib ``Correlation.corr(method="spearman")``;
 - score distributions (Table 7; documents, hosts, mean, P10/median/P90): quantiles from
   ``ranks.quantiles`` over a value->count table vs the previous single aggregation with
-  ``countDistinct`` and ``percentile(score, [0.1, 0.5, 0.9])`` per (stratum, classifier);
-- host scores: medians from sorted score lists (``hoststats.host_scores``) vs the previous
-  ``host_scores`` with ``percentile(score, 0.5)``, all other aggregates the same.
+  ``countDistinct`` and ``percentile(score, [0.1, 0.5, 0.9])`` per (stratum, classifier).
 
     .venv/bin/python bench/bench_stats_steps.py --docs 300000 --hosts 53000
 
@@ -70,20 +68,6 @@ def rank_dists(long, langs) -> dict:
     return {(r.stratum, r.classifier): [r.p10, r.median, r.p90, r.documents, r.hosts, r.mean] for r in rows}
 
 
-def percentile_medians(long, langs):
-    """The previous ``hoststats.host_scores``, whole, with Spark's exact ``percentile``."""
-    agg = long.groupBy(*H.HOST_KEYS, "classifier").agg(
-        F.min("host").alias("host"), F.first("tld", ignorenulls=True).alias("tld"),
-        F.count(F.lit(1)).cast("long").alias("documents"), F.percentile(F.col("score"), F.lit(0.5)).alias("median"),
-        F.mean("score").alias("mean"), F.stddev_samp("score").alias("std"),
-        F.mean((F.col("score") > F.lit(0.5)).cast("double")).alias("share_above"))
-    return agg.join(langs, "rev_host", "left").select("rev_host", "classifier", "median")
-
-
-def sorted_medians(long, langs):
-    return H.host_scores(long, langs, min_docs=1).select("rev_host", "classifier", "median")
-
-
 def timed(fn):
     c0, t0 = tree_cpu_seconds(os.getpid()), time.perf_counter()
     out = fn()
@@ -96,7 +80,7 @@ def main() -> int:
     ap.add_argument("--hosts", type=int, default=53_000)
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--data", default=str(ROOT / ".cache" / "bench_stats"))
-    ap.add_argument("--steps", default="pairs,distributions,medians")
+    ap.add_argument("--steps", default="pairs,distributions")
     args = ap.parse_args()
     steps = set(args.steps.split(","))
     from crawlplan.conf import load_conf
@@ -128,12 +112,6 @@ def main() -> int:
              lambda: rank_dists(long, langs),
              lambda a, b: max(abs(x - y) for k in a for x, y in zip(a[k], b[k])))
 
-    def medians(fn):
-        return lambda: {(r[0], r[1]): r[2] for r in fn().collect()}
-
-    if "medians" in steps:
-        both("host medians", "previous host_scores, percentile(score, 0.5)", medians(lambda: percentile_medians(long, langs)),
-             medians(lambda: sorted_medians(long, langs)), lambda a, b: max(abs(a[k] - b[k]) for k in a))
     spark.stop()
     out = {"command": "python bench/bench_stats_steps.py " + " ".join(sys.argv[1:]), "docs": args.docs, "hosts": args.hosts, "cores": args.cores, "steps": res,
            "load_average_at_start": load_start, "load_average_at_end": os.getloadavg()}
