@@ -1,8 +1,8 @@
 """Exact ranks, Spearman matrices and quantiles over distributed data, as DataFrame transforms.
 
 MLlib's Spearman (``pyspark.ml.stat.Correlation``) flattens every row into (column, value)
-pairs, sorts them all as boxed objects and regroups them by row: 852 s for 10 classifiers at the
-paper's 3M documents on two cores. Here each value is ranked by a window inside a *value
+pairs, sorts them all as boxed objects and regroups them by row: 2.6x the CPU of this module
+for 10 classifiers at the paper's 3M documents (docs/benchmarks.md). Here each value is ranked by a window inside a *value
 bucket* of its group; a bucket is a value range, so equal values always share one, and the rows
 in lower buckets (a small count table) give the bucket's rank offset. Buckets come from
 approximate quantiles only when a group exceeds ``rows_per_bucket``, so the sort never needs
