@@ -90,8 +90,8 @@ def score_distributions(long: DataFrame, languages: DataFrame) -> DataFrame:
     tables rather than from a second copy of the documents."""
     joined = long.join(languages.select("rev_host", "language_stratum"), "rev_host", "left").select(
         F.coalesce("language_stratum", F.lit("unknown")).alias("stratum"), "classifier", "rev_host", "score")
-    # one row per distinct score: the sort behind the quantiles runs over distinct values,
-    # which fastText's float32 outputs keep far fewer than the documents
+    # one row per distinct score: the sort behind the quantiles runs over distinct values, at
+    # most one per document and far fewer where scores are rounded or tied
     by_lang = joined.groupBy("stratum", "classifier", "score").agg(F.count(F.lit(1)).alias("n"))
     strata = F.col("stratum").isin("english", "non-english")
     values = by_lang.where(strata).unionByName(
