@@ -9,7 +9,7 @@ same SparkSession, one run; results checked equal before timings are reported.
     .venv/bin/python bench/bench_stats_steps.py --docs 300000 --hosts 53000
 
 Data: bench_stats.generate (cached in .cache/bench_stats/). CPU seconds: driver + JVM + Python
-workers (bench_stats.tree_cpu_seconds). Results: bench/results/bench_stats_steps-d<docs>.json.
+workers (bench_stats.tree_cpu_seconds). Results: bench/results/bench_stats_steps-d<docs>-<steps>.json.
 """
 
 from __future__ import annotations

@@ -92,23 +92,18 @@ def _children(pid: int) -> list[int]:
 def worker_peak_rss_mb() -> dict:
     """Peak RSS (VmHWM) of this process's Python worker descendants (pyspark daemon/workers,
     datatrove's worker processes), and separately of the JVM; read before the session stops.
-    Linux /proc only. A process is classed by its executable (argv[0]), not by a substring of
-    its command line: the JVM's classpath names ``.../python3.11/site-packages/pyspark``."""
+    Linux /proc only; processes are classed by ``_process_class``."""
     peaks, jvm = [], []
     for pid in _children(os.getpid()):
+        kind = _process_class(pid)
         try:
-            argv0 = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0", 1)[0]
             status = open(f"/proc/{pid}/status").read()
         except OSError:
             continue
         m = re.search(r"VmHWM:\s+(\d+) kB", status)
-        if not m:
+        if not m or kind is None:
             continue
-        name = os.path.basename(argv0)
-        if name == b"java":
-            jvm.append(int(m.group(1)) / 1024)
-        elif name.startswith(b"python"):
-            peaks.append(int(m.group(1)) / 1024)
+        (jvm if kind == "jvm" else peaks).append(int(m.group(1)) / 1024)
     return {"workers": len(peaks), "max_mb": round(max(peaks), 1) if peaks else None,
             "jvm_mb": round(max(jvm), 1) if jvm else None}
 
@@ -136,23 +131,40 @@ def save(name: str, payload: dict) -> Path:
     return path
 
 
-def cpu_seconds() -> float:
-    """CPU seconds used so far by this process and everything under it: its own and its reaped
-    children's rusage, plus user+system time (own and reaped children's) of every live
-    descendant from /proc. A delta around a run is that run's CPU cost even when other work
-    competes for the cores, which wall time is not."""
+def _process_class(pid: int) -> str | None:
+    """``jvm`` or ``python`` by the executable (argv[0]), not by a substring of the command line:
+    the JVM's classpath names ``.../python3.11/site-packages/pyspark``."""
+    try:
+        argv0 = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0", 1)[0]
+    except OSError:
+        return None
+    name = os.path.basename(argv0)
+    return "jvm" if name == b"java" else "python" if name.startswith(b"python") else None
+
+
+def cpu_seconds_by_process() -> dict[str, float]:
+    """CPU seconds used so far, split into ``driver`` (this process and its reaped children, from
+    rusage), ``jvm`` and ``python_workers`` (user+system time, own and reaped children's, of
+    every live descendant, from /proc; any other descendant counts as a worker)."""
     import resource
 
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
+    out = {"driver": 0.0, "jvm": 0.0, "python_workers": 0.0}
     for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
         r = resource.getrusage(who)
-        total += r.ru_utime + r.ru_stime
+        out["driver"] += r.ru_utime + r.ru_stime
     for pid in _children(os.getpid()):
         try:
             with open(f"/proc/{pid}/stat") as fh:
                 fields = fh.read().rsplit(")", 1)[1].split()
-            total += sum(int(fields[i]) for i in (11, 12, 13, 14)) / tick
+            spent = sum(int(fields[i]) for i in (11, 12, 13, 14)) / tick
         except (OSError, IndexError, ValueError):
             continue
-    return total
+        out["jvm" if _process_class(pid) == "jvm" else "python_workers"] += spent
+    return out
+
+
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and everything under it. A delta around a run is
+    that run's CPU cost even when other work competes for the cores, which wall time is not."""
+    return sum(cpu_seconds_by_process().values())

@@ -12,8 +12,6 @@ against datatrove; this one says which process spends them.
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import sys
 import tempfile
 import time
@@ -21,21 +19,7 @@ import time
 import yaml
 from bench_classify import bench_models
 from bench_pipeline import PIPELINE
-from benchlib import RESULTS, _children, copies, realpages, spark_session
-
-
-def cpu_by_process() -> dict[str, float]:
-    tick = os.sysconf("SC_CLK_TCK")
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    out = {"driver": own.ru_utime + own.ru_stime, "jvm": 0.0, "python_workers": 0.0}
-    for pid in _children(os.getpid()):
-        try:
-            argv0 = os.path.basename(open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0", 1)[0])
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        out["jvm" if argv0 == b"java" else "python_workers"] += sum(int(fields[i]) for i in (11, 12, 13, 14)) / tick
-    return out
+from benchlib import RESULTS, copies, cpu_seconds_by_process, realpages, spark_session
 
 
 def main() -> int:
@@ -66,9 +50,9 @@ def main() -> int:
         out = tempfile.mkdtemp(prefix="cpu-by-process-", dir=RESULTS)
         docs = None
         for nodes in (["extract"], ["extract", "classify"]):
-            before, t0 = cpu_by_process(), time.perf_counter()
+            before, t0 = cpu_seconds_by_process(), time.perf_counter()
             summary = Runner(spark, conf, out, echo=lambda *_: None).run_pipeline(pipeline(nodes))
-            after, wall = cpu_by_process(), time.perf_counter() - t0
+            after, wall = cpu_seconds_by_process(), time.perf_counter() - t0
             docs = docs or summary["extract"]["rows"]["documents"]
             if show:
                 cpu = {k: after[k] - before[k] for k in before}
