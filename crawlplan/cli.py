@@ -42,11 +42,12 @@ def friendly_errors(fn) -> int:
 
 
 def prepare_default_inputs(conf: dict, echo=print) -> dict:
-    """No inputs given: generate (once, cached) the embedded demo crawl and read that."""
+    """No inputs given: generate (once, cached) the embedded demo crawl and read that, with its earlier
+    graph release as ``stats.host_graph.previous_release`` unless one is set."""
     inputs = dict(get(conf, "inputs", {}) or {})
     if inputs.get("warc_paths"):
         return conf
-    from crawlplan.demo import ensure_demo
+    from crawlplan.demo import ensure_demo, previous_graph_path
     from crawlplan.paths import default_cache_dir
 
     hosts = int(get(conf, "demo.hosts", 300))
@@ -59,6 +60,10 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
             inputs[key] = str(value)
     conf = dict(conf)
     conf["inputs"] = inputs
+    host_graph = dict(get(conf, "stats.host_graph", {}) or {})
+    if not host_graph.get("previous_release"):
+        host_graph["previous_release"] = previous_graph_path(demo_dir)
+        conf["stats"] = {**(conf.get("stats") or {}), "host_graph": host_graph}
     return conf
 
 

@@ -103,7 +103,8 @@ def test_cli_writes_and_reports(tmp_path, capsys):
 
     assert main(["demo-data", "--out", str(tmp_path / "cli"), "--hosts", "15", "--seed", "2"]) == 0
     out = capsys.readouterr().out
-    assert "warc_paths: " in out and "HTML pages" in out and str((tmp_path / "cli").resolve()) in out
+    assert "inputs.warc_paths=" in out and "HTML pages" in out
+    assert f"stats.host_graph.previous_release={demo.previous_graph_path(tmp_path / 'cli')}" in out and str((tmp_path / "cli").resolve()) in out
     assert demo.is_complete(tmp_path / "cli", 15, 2)
 
 
@@ -319,3 +320,22 @@ def test_stats_command_reports_the_planted_properties(root, truth, capsys):
     assert m["known_urls_total"] > m["fetched_urls_total"]
     assert main([str(root)]) == 0 and '"icc1_true_quality"' in capsys.readouterr().out
     assert main([]) == 2
+
+
+def test_run_without_inputs_reads_the_demo_and_its_previous_graph_release(tmp_path):
+    from crawlplan.cli import prepare_default_inputs
+    from crawlplan.conf import load_conf
+
+    conf = load_conf("local", overrides=[f"demo.dir={tmp_path / 'd'}", "demo.hosts=12", "demo.seed=3"])
+    got = prepare_default_inputs(conf, echo=lambda *_: None)
+    assert got["inputs"]["web_graph"] == demo.demo_paths(tmp_path / "d")["web_graph"]
+    previous = got["stats"]["host_graph"]["previous_release"]
+    assert previous == demo.previous_graph_path(tmp_path / "d")
+    assert sorted(p.name for p in Path(previous).glob("*.gz")) == [
+        "cc-main-2023-14-demo-host-edges.paths.gz", "cc-main-2023-14-demo-host-ranks.txt.gz",
+        "cc-main-2023-14-demo-host-vertices.paths.gz"]
+    assert conf["stats"]["host_graph"]["previous_release"] == ""      # the caller's conf is not changed
+    mine = load_conf("local", overrides=[f"demo.dir={tmp_path / 'd'}", "demo.hosts=12", "demo.seed=3",
+                                         "stats.host_graph.previous_release=/data/graph-2022"])
+    assert prepare_default_inputs(mine, echo=lambda *_: None)["stats"]["host_graph"]["previous_release"] == \
+        "/data/graph-2022"

@@ -55,3 +55,27 @@ def test_java_float_output_parses_back_to_the_float32():
         s = java_float(float(x))
         assert re.fullmatch(r"\d+\.\d+(E-?\d+)?", s), s
         assert np.float32(float(s)) == np.float32(x)
+
+
+def test_previous_release_differs_as_described_and_its_centralities_are_recomputed():
+    from scipy.stats import spearmanr
+
+    from crawlplan.demo.graph import GONE_HOSTS, NEW_HOST_SHARE, build_graph, build_previous_graph
+    from crawlplan.demo.web import build_web
+
+    graph = build_graph(build_web(60, 0), 0)
+    prev = build_previous_graph(graph, 0)
+    now, then = set(graph.vertices), set(prev.vertices)
+    assert len(now - then) == round(NEW_HOST_SHARE * len(now))
+    assert len(then - now) == GONE_HOSTS
+    assert prev.vertices == sorted(prev.vertices)
+    np.testing.assert_allclose(prev.hc, harmonic_centrality(len(prev.vertices), prev.edges))
+    np.testing.assert_allclose(prev.pr, pagerank(len(prev.vertices), prev.edges))
+    same = build_previous_graph(graph, 0)
+    assert same.vertices == prev.vertices and np.array_equal(same.edges, prev.edges)
+    # related but not identical rankings over the hosts in both releases
+    a = dict(zip(graph.vertices, graph.hc))
+    b = dict(zip(prev.vertices, prev.hc))
+    common = sorted(now & then)
+    rho = spearmanr([a[h] for h in common], [b[h] for h in common])[0]
+    assert 0.6 < rho < 0.99

@@ -7,6 +7,8 @@ classification, and the planted ICC1 can be checked end to end through ``host_st
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -63,6 +65,7 @@ def demo_run(spark, tmp_path_factory):
     conf = load_conf("local", overrides=[
         f"inputs.host_index={paths['host_index']}", f"inputs.web_graph={paths['web_graph']}",
         f"inputs.ground_truth={paths['ground_truth']}", "stats.correlations.bootstrap_replicates=30",
+        f"stats.host_graph.previous_release={demo.previous_graph_path(root / 'demo')}",
         "spark.shuffle_partitions=2"])
     pipeline = load_pipeline("main")
     runner = Runner(spark, conf, out, echo=lambda *_: None)
@@ -94,6 +97,26 @@ def test_planted_icc_is_recovered_from_true_page_quality(demo_run):
     dclm = icc[(icc.classifier == "dclm") & (icc.min_docs == 3)].iloc[0]
     assert dclm.icc1 < truth.icc1
     assert set(icc.min_docs) == {3, 5, 10}
+
+
+def test_rank_stability_between_the_demo_releases_equals_scipy(demo_run):
+    from crawlplan.demo.graph import PREVIOUS_RELEASE, RELEASE
+    from crawlplan.graph.webgraph import read_host_ranks
+
+    spark, out, _, _ = demo_run
+    demo_dir = Path(out).parent / "demo"
+    stab = _read(spark, out, "rank_stability").set_index("measure")
+    now = read_host_ranks(spark, demo.demo_paths(demo_dir)["web_graph"]).toPandas()
+    then = read_host_ranks(spark, demo.previous_graph_path(demo_dir)).toPandas()
+    both = now.merge(then, on="rev_host", suffixes=("_b", "_a"))
+    assert set(stab.index) == {"harmonic_centrality", "pagerank"}
+    assert (stab.release_a == PREVIOUS_RELEASE).all() and (stab.release_b == RELEASE).all()
+    assert (stab.common_hosts == len(both)).all()
+    assert (stab.only_a == len(then) - len(both)).all() and (stab.only_b == len(now) - len(both)).all()
+    for measure, col in (("harmonic_centrality", "harmonicc_val"), ("pagerank", "pr_val")):
+        expected = spearmanr(both[f"{col}_a"], both[f"{col}_b"])[0]
+        assert stab.loc[measure, "spearman"] == pytest.approx(expected, abs=1e-12)
+        assert 0.6 < stab.loc[measure, "spearman"] < 0.99
 
 
 def test_graph_features_and_correlations_on_demo(demo_run):

@@ -14,8 +14,9 @@ import shutil
 import time
 from pathlib import Path
 
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 WARC_PATHS = "warc.paths.gz"
+PREVIOUS_GRAPH = "graph_previous"   # the release before, for stats.host_graph.previous_release
 MIN_HOSTS = 10
 
 
@@ -23,6 +24,11 @@ def demo_paths(out_dir: str | os.PathLike) -> dict[str, str]:
     root = Path(out_dir).resolve()
     return {"warc_paths": str(root / WARC_PATHS), "host_index": str(root / "host_index"),
             "web_graph": str(root / "graph"), "ground_truth": str(root / "ground_truth")}
+
+
+def previous_graph_path(out_dir: str | os.PathLike) -> str:
+    """The demo's earlier graph release: what ``stats.host_graph.previous_release`` reads on the demo."""
+    return str(Path(out_dir).resolve() / PREVIOUS_GRAPH)
 
 
 def _marker(hosts: int, seed: int) -> dict:
@@ -45,7 +51,7 @@ def generate_demo(out_dir: str | os.PathLike, hosts: int = 300, seed: int = 0) -
     import yaml
 
     from crawlplan.demo.forum import url_patterns
-    from crawlplan.demo.graph import RELEASE, build_graph, write_graph
+    from crawlplan.demo.graph import PREVIOUS_RELEASE, RELEASE, build_graph, build_previous_graph, write_graph
     from crawlplan.demo.hostindex import build_host_index, ground_truth_tables, host_index_schema
     from crawlplan.demo.warcs import CRAWL, write_paths_listing, write_warcs
     from crawlplan.demo.web import build_web
@@ -58,6 +64,8 @@ def generate_demo(out_dir: str | os.PathLike, hosts: int = 300, seed: int = 0) -
 
     graph = build_graph(web, seed)
     graph_files = write_graph(graph, root / "graph", RELEASE)
+    previous = build_previous_graph(graph, seed)
+    write_graph(previous, root / PREVIOUS_GRAPH, PREVIOUS_RELEASE)
 
     index = build_host_index(web, records, graph, seed)
     schema = host_index_schema()
@@ -82,6 +90,7 @@ def generate_demo(out_dir: str | os.PathLike, hosts: int = 300, seed: int = 0) -
         "html_pages": int(len(page_df)), "hosts_crawled": len(web.hosts),
         "forum_hosts": sorted(patterns), "graph_vertices": len(graph.vertices),
         "graph_edges": int(len(graph.edges)), "host_index_crawls": sorted(index),
+        "previous_graph_release": PREVIOUS_RELEASE, "previous_graph_vertices": len(previous.vertices),
         "graph_files": {k: str(Path(v).relative_to(root)) for k, v in graph_files.items()},
     }
     (root / "_SUCCESS").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")

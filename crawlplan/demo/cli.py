@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def cmd_demo_data(args) -> int:
-    from crawlplan.demo import ensure_demo, is_complete
+    from crawlplan.demo import ensure_demo, is_complete, previous_graph_path
 
     out = Path(args.out)
     if args.force and out.exists():
@@ -23,8 +23,10 @@ def cmd_demo_data(args) -> int:
           f"responses, {summary['html_pages']} HTML pages, {summary['hosts_crawled']} hosts "
           f"({len(summary['forum_hosts'])} forums)")
     print(f"web graph {summary['graph_release']}: {summary['graph_vertices']} hosts, {summary['graph_edges']} edges")
+    print(f"previous web graph {summary['previous_graph_release']}: {summary['previous_graph_vertices']} hosts")
     for key, value in paths.items():
-        print(f"{key}: {value}")
+        print(f"inputs.{key}={value}")
+    print(f"stats.host_graph.previous_release={previous_graph_path(out)}")
     return 0
 
 

@@ -21,7 +21,13 @@ from crawlplan.demo.web import GRAPH_ONLY_HOSTS, Web
 from crawlplan.hosts import rev_host
 
 RELEASE = "cc-main-2023-24-demo"
+PREVIOUS_RELEASE = "cc-main-2023-14-demo"   # the release before, for rank stability (Table 2)
 DAMPING = 0.85
+# How the host graph changed between the two releases: hosts that are new in RELEASE, hosts that
+# were gone by then, and the share of host links that were not there yet or have since gone.
+NEW_HOST_SHARE = 0.05
+GONE_HOSTS = 12
+EDGE_CHURN = 0.2
 
 
 @dataclass
@@ -96,6 +102,32 @@ def build_graph(web: Web, seed: int) -> Graph:
     edges = np.array(sorted(edge_set), dtype=np.int64).reshape(-1, 2)
     n = len(vertices)
     return Graph(vertices=vertices, edges=edges, hc=harmonic_centrality(n, edges), pr=pagerank(n, edges))
+
+
+def build_previous_graph(graph: Graph, seed: int) -> Graph:
+    """The release before ``graph``: some of today's hosts did not exist yet, some hosts of then are
+    gone, and a share of the host links differs. Old links go to hosts that were popular then, in
+    proportion to their in-degree, as the web's own preferential attachment. Centralities are
+    recomputed, so rank stability between the two releases is measured, not planted."""
+    rng = np.random.default_rng([seed, 2314])
+    n = len(graph.vertices)
+    new = set(rng.choice(n, size=int(round(NEW_HOST_SHARE * n)), replace=False).tolist()) if n else set()
+    kept = [i for i in range(n) if i not in new]
+    gone = [f"org.gone-demo-host-{k:02d}" for k in range(GONE_HOSTS)]
+    vertices = sorted([graph.vertices[i] for i in kept] + gone)
+    ids = {v: k for k, v in enumerate(vertices)}
+    old_id = {i: ids[graph.vertices[i]] for i in kept}
+    edges = [(old_id[a], old_id[b]) for a, b in graph.edges.tolist()
+             if a in old_id and b in old_id and rng.random() >= EDGE_CHURN]
+    in_deg = np.bincount([b for _, b in edges], minlength=len(vertices)).astype(float) + 1.0
+    sources = rng.integers(0, len(vertices), size=int(EDGE_CHURN * len(graph.edges)) + 4 * GONE_HOSTS)
+    targets = rng.choice(len(vertices), size=len(sources), p=in_deg / in_deg.sum())
+    gone_ids = [ids[g] for g in gone]
+    sources[: 4 * GONE_HOSTS] = np.repeat(gone_ids, 4)      # gone hosts linked out, as everybody
+    edge_set = set(edges) | {(int(a), int(b)) for a, b in zip(sources, targets) if a != b}
+    arr = np.array(sorted(edge_set), dtype=np.int64).reshape(-1, 2)
+    m = len(vertices)
+    return Graph(vertices=vertices, edges=arr, hc=harmonic_centrality(m, arr), pr=pagerank(m, arr))
 
 
 def _write_gz_lines(path: Path, lines: list[str]) -> None:
