@@ -68,16 +68,19 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
 
 
 def cmd_run(args) -> int:
-    from crawlplan.dag.runner import Runner
+    from crawlplan.dag.runner import Runner, plan_run
     from crawlplan.spark import build_session
 
     conf = load_conf(args.profile, args.conf, args.overrides)
     pipeline = load_pipeline(args.pipeline)
     conf = prepare_default_inputs(conf)
     out_dir = args.out or get(conf, "run.out_dir", "out")
+    selection = {"only": args.only, "start": getattr(args, "from"), "until": args.until}
+    order, _ = plan_run(pipeline, conf, **selection)        # fails on missing inputs before Spark starts
     spark = build_session(conf, app_name=f"crawlplan-{pipeline.name}")
-    print(f"pipeline {pipeline.name}: {len(pipeline.nodes)} nodes, outputs under {Path(out_dir).resolve()}")
-    Runner(spark, conf, out_dir).run_pipeline(pipeline, only=args.only, start=getattr(args, "from"))
+    print(f"pipeline {pipeline.name}: {len(order)} of {len(pipeline.nodes)} nodes, outputs under "
+          f"{Path(out_dir).resolve()}")
+    Runner(spark, conf, out_dir).run_pipeline(pipeline, **selection)
     print(f"done. datasets are under {Path(out_dir).resolve()}/")
     report = Path(out_dir) / "report" / "index.html"
     if report.is_file():
@@ -107,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     group = run.add_mutually_exclusive_group()
     group.add_argument("--only", metavar="NODE", help="run just this node, even if complete")
     group.add_argument("--from", metavar="NODE", help="force this node and everything downstream")
+    run.add_argument("--until", metavar="NODE[,NODE]", type=lambda v: [n for n in v.split(",") if n],
+                     help="run just these nodes and what they depend on (e.g. --until allocate,sitemaps)")
     run.set_defaults(func=cmd_run)
 
     pipe = sub.add_parser("pipeline", help="inspect pipelines")

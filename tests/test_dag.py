@@ -141,3 +141,63 @@ def test_unset_external_inputs_do_not_fingerprint_the_working_directory(tmp_path
     data.mkdir()
     (data / "a.parquet").write_bytes(b"x")
     assert _external_fingerprint(str(data))[0][0] == str(data)
+
+
+# --- required and optional external inputs, checked before anything runs ----------------------
+
+def test_missing_inputs_fail_the_run_before_it_starts_and_name_what_can_run():
+    from crawlplan.dag.context import InputError
+    from crawlplan.dag.runner import plan_run
+
+    main = load_pipeline("main")
+    conf = {"inputs": {"warc_paths": "crawl-data/*.warc.gz"}}
+    with pytest.raises(InputError) as err:
+        plan_run(main, conf)
+    text = str(err.value)
+    assert "inputs.web_graph: needed by host_graph" in text
+    assert "inputs.host_index: needed by host_quality" in text
+    assert "--until host_stats,sitemaps,simulate,allocate" in text
+    # optional inputs never block: simulate and allocate run without a host index or a graph
+    order, forced = plan_run(main, conf, until=["simulate", "allocate"])
+    assert order == ["extract", "classify", "simulate", "allocate"] and forced == set()
+    with pytest.raises(InputError, match="inputs.web_graph: needed by host_graph"):
+        plan_run(main, conf, only="host_graph")
+    with pytest.raises(KeyError, match="unknown node 'alocate'"):
+        plan_run(main, conf, until=["alocate"])
+
+
+def test_until_with_from_forces_only_the_selected_part(fake):
+    from crawlplan.dag.runner import plan_run
+
+    assert plan_run(fake, {}, until=["numbers"]) == (["numbers"], set())
+    assert plan_run(fake, {}, until=["doubled"], start="numbers") == (["numbers", "doubled"], {"numbers", "doubled"})
+
+
+def test_optional_must_name_an_external_input_of_the_node(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("external: {src: x}\nnodes:\n  a: {inputs: [src], outputs: [x], optional: [src]}\n"
+                   "  b: {inputs: [x], outputs: [y], optional: [x]}\n")
+    with pytest.raises(ConfError, match="node 'b' lists 'x' as optional"):
+        load_pipeline(str(bad))
+
+
+def test_context_input_returns_none_only_for_optional_inputs():
+    from crawlplan.dag.context import InputError, JobContext
+
+    ctx = JobContext(spark=None, node="simulate", params={}, conf={}, out_dir=".", search_roots=[],
+                     external={"host_index": "", "scores_path": None}, optional=frozenset({"host_index"}))
+    assert ctx.input("host_index") is None
+    with pytest.raises(InputError, match="node 'simulate' needs input 'scores_path'"):
+        ctx.input("scores_path")
+
+
+@pytest.mark.spark
+def test_runner_with_a_missing_input_writes_nothing(spark, tmp_path):
+    from crawlplan.dag.context import InputError
+
+    path = tmp_path / "needs.yaml"
+    path.write_text(PIPELINE.replace("external: {}", "external: {src: a listing}")
+                    .replace("inputs: []", "inputs: [src]"))
+    with pytest.raises(InputError, match="inputs.src: needed by numbers"):
+        _runner(spark, tmp_path / "out").run_pipeline(load_pipeline(str(path)))
+    assert not (tmp_path / "out").exists()

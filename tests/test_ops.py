@@ -142,11 +142,17 @@ def test_every_job_has_a_docs_page_with_local_and_cluster_commands(pipeline):
 def test_submit_run_stops_at_the_first_failing_node(capsys):
     from crawlplan.cli import main
 
+    inputs = ["--set", "inputs.warc_paths=s3a://commoncrawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz",
+              "--set", "inputs.host_index=s3a://bucket/host-index/", "--set", "inputs.web_graph=s3a://bucket/graph/"]
     assert main(["submit", "main", "--run", "--only", "extract", "--only", "classify",
-                 "--set", "ops.spark_submit=/bin/true"]) == 0
+                 "--set", "ops.spark_submit=/bin/true", *inputs]) == 0
     out = capsys.readouterr().out
     assert "[1/2] extract: /bin/true --master yarn" in out and "[2/2] classify" in out
-    assert main(["submit", "main", "--run", "--set", "ops.spark_submit=/bin/false"]) == 1
+    # an unset input stops the run before the first cluster job
+    assert main(["submit", "main", "--run", "--set", "ops.spark_submit=/bin/true", *inputs[:4]]) == 2
+    captured = capsys.readouterr()
+    assert "[1/11]" not in captured.out and "inputs.web_graph: needed by host_graph" in captured.err
+    assert main(["submit", "main", "--run", "--set", "ops.spark_submit=/bin/false", *inputs]) == 1
     captured = capsys.readouterr()
     assert "[1/11] extract" in captured.out and "[2/11]" not in captured.out
     assert "node extract failed" in captured.err

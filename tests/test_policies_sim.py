@@ -184,6 +184,17 @@ def test_sample_reliability_is_one_for_pure_hosts_and_rises_with_k():
     assert rel[0][2] < rel[1][2] < rel[2][2]
 
 
+def test_sample_reliability_is_nan_without_a_warning_when_every_sample_is_alike():
+    import warnings
+
+    flat = tiny(np.full(20, 12), np.zeros(20, dtype=int))        # no host has a high-quality page
+    flags, offsets = page_orders(flat, np.random.default_rng(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (k, hosts, rho), = sim.sample_reliability(flat, sim.cumulative_flags(flags), offsets, [3], 5)
+    assert hosts == 20 and np.isnan(rho)
+
+
 def test_new_policy_beats_sample_then_deepen_on_a_calibrated_population():
     cfg = SweepConfig(budgets=(0.02, 0.05, 0.1), seeds=(0, 1, 2), random_repeats=1, reliability_ks=(3,))
     wins = []

@@ -25,8 +25,11 @@ def warc(tmp_path_factory):
 
 
 def _ctx(spark, tmp_path, node, params, external=None):
+    from crawlplan.dag.pipeline import load_pipeline
+
     return JobContext(spark=spark, node=node, params=params, conf={"inputs": {}}, out_dir=str(tmp_path),
-                      search_roots=[str(tmp_path)], external=external or {})
+                      search_roots=[str(tmp_path)], external=external or {},
+                      optional=frozenset(load_pipeline("main").nodes[node].optional))
 
 
 @pytest.mark.spark
@@ -98,3 +101,22 @@ def test_cli_sitemap_and_crawl_sim(warc, tmp_path, capsys):
                      "--out", str(sim)]) == 2                # no --example: a clear error
     assert "--example" in capsys.readouterr().err
     assert cli_main(["sitemap", "--warc", warc, "--site", "nowhere.test", "--out", str(out)]) == 2
+
+
+def test_dns_captures_are_counted_as_no_web_host_not_as_unsafe_names(shared_data):
+    """Heritrix writes its DNS lookups as ``dns:`` response records: not pages, and no host."""
+    from collections import Counter
+
+    from warcio.archiveiterator import ArchiveIterator
+
+    from crawlplan.source.mirror import read_site_pages
+
+    path = shared_data / "warc" / "aut-example.warc.gz"
+    with open(path, "rb") as fh:
+        dns = sum(1 for r in ArchiveIterator(fh) if r.rec_type == "response"
+                  and (r.rec_headers.get_header("WARC-Target-URI") or "").startswith("dns:"))
+    rejects = Counter()
+    got = read_site_pages([str(path)], rejects=rejects)
+    assert dns > 0 and rejects["no_web_host"] == dns
+    assert rejects["unsafe_site_name"] == 0
+    assert "" not in got and "www.archive.org" in got

@@ -28,6 +28,7 @@ class JobContext:
     counters: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     files_outputs: dict[str, str] = field(default_factory=dict)
+    optional: frozenset[str] = frozenset()     # the node's optional external inputs (pipeline file)
 
     def read(self, dataset: str) -> DataFrame:
         """A dataset written by an upstream node (or passed with ``--input``)."""
@@ -49,10 +50,13 @@ class JobContext:
         except InputError:
             return False
 
-    def input(self, name: str, required: bool = True):
-        """An external input (config key ``inputs.<name>``): a path, a glob or a list of them."""
+    def input(self, name: str):
+        """An external input (config key ``inputs.<name>``): a path, a glob or a list of them; None
+        when unset, which only the node's ``optional`` inputs may be."""
         value = self.external.get(name)
-        if value in (None, "", []) and required:
+        if value in (None, "", []):
+            if name in self.optional:
+                return None
             raise InputError(f"node '{self.node}' needs input '{name}': set it with --set inputs.{name}=PATH "
                              f"(or --input PATH when running the job alone)")
         return value

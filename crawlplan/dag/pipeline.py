@@ -21,6 +21,7 @@ class Node:
     outputs: tuple[str, ...]
     params: dict = field(default_factory=dict, hash=False, compare=False)
     description: str = ""
+    optional: tuple[str, ...] = ()      # external inputs the node runs without (the rest must be set)
 
 
 @dataclass
@@ -59,9 +60,23 @@ class Pipeline:
                 keep.add(name)
         return [n for n in self.order() if n in keep]
 
+    def upstream(self, nodes: list[str]) -> list[str]:
+        """``nodes`` and everything they depend on, in run order."""
+        keep, todo = set(), list(nodes)
+        while todo:
+            name = todo.pop()
+            if name not in keep:
+                keep.add(name)
+                todo.extend(self.dependencies(name))
+        return [n for n in self.order() if n in keep]
+
     def external_inputs(self, node: str) -> list[str]:
         producer = self.producer()
         return [i for i in self.nodes[node].inputs if i not in producer]
+
+    def required_inputs(self, node: str) -> list[str]:
+        """External inputs ``node`` cannot run without."""
+        return [i for i in self.external_inputs(node) if i not in self.nodes[node].optional]
 
 
 def pipeline_path(name_or_path: str) -> Path:
@@ -82,7 +97,7 @@ def load_pipeline(name_or_path: str = "main") -> Pipeline:
     for name, spec in (data.get("nodes") or {}).items():
         if not isinstance(spec, dict):
             raise ConfError(f"pipeline {path}: node '{name}' must be a mapping")
-        unknown = set(spec) - {"job", "inputs", "outputs", "params", "description"}
+        unknown = set(spec) - {"job", "inputs", "outputs", "params", "description", "optional"}
         if unknown:
             raise ConfError(f"pipeline {path}: node '{name}' has unknown key '{sorted(unknown)[0]}'")
         nodes[name] = Node(
@@ -92,6 +107,7 @@ def load_pipeline(name_or_path: str = "main") -> Pipeline:
             outputs=tuple(spec.get("outputs") or ()),
             params=dict(spec.get("params") or {}),
             description=str(spec.get("description", "")),
+            optional=tuple(spec.get("optional") or ()),
         )
     pipeline = Pipeline(
         name=str(data.get("name", path.stem)),
@@ -111,6 +127,10 @@ def load_pipeline(name_or_path: str = "main") -> Pipeline:
             if inp not in producer and inp not in pipeline.external:
                 raise ConfError(f"pipeline {path}: node '{node.name}' reads '{inp}', which no node writes "
                                 f"and which is not listed under 'external'")
+        for opt in node.optional:
+            if opt not in node.inputs or opt in producer:
+                raise ConfError(f"pipeline {path}: node '{node.name}' lists '{opt}' as optional, but it is not "
+                                f"one of its external inputs")
     pipeline.order()
     return pipeline
 
@@ -126,7 +146,8 @@ def describe(pipeline: Pipeline) -> str:
         node = pipeline.nodes[name]
         deps = pipeline.dependencies(name)
         lines.append(f"  {i}. {name} (job {node.job})")
-        lines.append(f"       reads:  {', '.join(node.inputs) or '-'}")
+        reads = [f"{i} (optional)" if i in node.optional else i for i in node.inputs]
+        lines.append(f"       reads:  {', '.join(reads) or '-'}")
         lines.append(f"       writes: {', '.join(node.outputs) or '-'}")
         lines.append(f"       after:  {', '.join(deps) or '-'}")
     return "\n".join(lines)

@@ -20,7 +20,7 @@ from pyspark.sql import DataFrame
 from crawlplan import __version__
 from crawlplan.conf import get
 from crawlplan.dag import storage
-from crawlplan.dag.context import JobContext
+from crawlplan.dag.context import InputError, JobContext
 from crawlplan.dag.pipeline import Node, Pipeline
 from crawlplan.dag.progress import ProgressReporter
 from crawlplan.security import redact
@@ -103,6 +103,51 @@ def marker_path(out_dir: str, node: str) -> str:
     return storage.join(out_dir, "_markers", f"{node}.json")
 
 
+def plan_run(pipeline: Pipeline, conf: dict, *, only: str | None = None, start: str | None = None,
+             until: list[str] | None = None) -> tuple[list[str], set[str]]:
+    """The nodes a run visits, in order, and those it forces; checks first that every external
+    input they need is set, so a missing graph fails the run before an hour of extraction, not
+    after it."""
+    order, forced = pipeline.order(), set()
+    for name in ([only] if only else []) + ([start] if start else []) + list(until or []):
+        if name not in pipeline.nodes:
+            raise KeyError(f"unknown node '{name}'; nodes: {', '.join(order)}")
+    if only:
+        order, forced = [only], {only}
+    else:
+        if until:
+            order = pipeline.upstream(list(until))
+        if start:
+            forced = set(pipeline.downstream(start)) & set(order)
+    check_inputs(pipeline, order, conf)
+    return order, forced
+
+
+def check_inputs(pipeline: Pipeline, nodes: list[str], conf: dict) -> None:
+    """Raise one error naming every external input ``nodes`` need that the conf leaves unset, and
+    the ``--until`` that runs what needs none of them."""
+    external = dict(get(conf, "inputs", {}) or {})
+    missing: dict[str, list[str]] = {}
+    for name in nodes:
+        for inp in pipeline.required_inputs(name):
+            if external.get(inp) in (None, "", []):
+                missing.setdefault(inp, []).append(name)
+    if missing:
+        blocked = {n for names in missing.values() for n in names}
+        runnable = [n for n in nodes if not set(pipeline.upstream([n])) & blocked]
+        lines = [f"  inputs.{k}: needed by {', '.join(v)}" for k, v in missing.items()]
+        until = ",".join(_maximal(pipeline, runnable))
+        hint = f"\nor run only the nodes that need none of them: crawlplan run --until {until}" if runnable else ""
+        raise InputError("this run needs inputs that are not set:\n" + "\n".join(lines)
+                         + "\nset them with --set inputs.NAME=PATH (or in a --conf file)" + hint)
+
+
+def _maximal(pipeline: Pipeline, nodes: list[str]) -> list[str]:
+    """The nodes of ``nodes`` no other node of ``nodes`` depends on (what --until needs to name)."""
+    feeding = {d for n in nodes for d in pipeline.upstream([n]) if d != n}
+    return [n for n in nodes if n not in feeding]
+
+
 class Runner:
     def __init__(self, spark, conf: dict, out_dir: str, *, echo=print):
         self.spark = spark
@@ -130,17 +175,9 @@ class Runner:
             return False
         return all(storage.exists(self.spark, storage.join(self.out_dir, out)) for out in node.outputs)
 
-    def run_pipeline(self, pipeline: Pipeline, *, only: str | None = None, start: str | None = None) -> dict:
-        order = pipeline.order()
-        forced: set[str] = set()
-        if only:
-            if only not in pipeline.nodes:
-                raise KeyError(f"unknown node '{only}'; nodes: {', '.join(order)}")
-            order, forced = [only], {only}
-        elif start:
-            if start not in pipeline.nodes:
-                raise KeyError(f"unknown node '{start}'; nodes: {', '.join(order)}")
-            forced = set(pipeline.downstream(start))
+    def run_pipeline(self, pipeline: Pipeline, *, only: str | None = None, start: str | None = None,
+                     until: list[str] | None = None) -> dict:
+        order, forced = plan_run(pipeline, self.conf, only=only, start=start, until=until)
         external = dict(get(self.conf, "inputs", {}) or {})
         # leftovers of a killed run: never visible to readers, but they take space
         storage.delete(self.spark, storage.join(self.out_dir, "_tmp"))
@@ -157,6 +194,7 @@ class Runner:
                 spark=self.spark, node=name, params=node_params(node, self.conf), conf=self.conf,
                 out_dir=self.out_dir, search_roots=[self.out_dir],
                 external={k: external.get(k) for k in pipeline.external_inputs(name)},
+                optional=frozenset(node.optional),
             )
             summary[name] = self.execute(node, ctx, fp, refingerprint=lambda n=node: self.fingerprint(
                 pipeline, n, external))
@@ -213,5 +251,5 @@ def run_single_job(spark, conf: dict, node: Node, inputs: list[str], output: str
         ext[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
     roots = [output] + [os.path.abspath(p) if "://" not in p else p for p in inputs]
     ctx = JobContext(spark=spark, node=node.name, params=node_params(node, conf), conf=conf, out_dir=output,
-                     search_roots=roots, external=ext)
+                     search_roots=roots, external=ext, optional=frozenset(node.optional))
     return runner.execute(node, ctx, fingerprint="single-job:" + code_version())

@@ -80,6 +80,9 @@ def cmd_submit(args) -> int:
     if not args.run:
         print(S.render(cmds), end="")
         return 0
+    from crawlplan.dag.runner import check_inputs
+
+    check_inputs(pipeline, [n for n, _ in cmds], conf)       # before the first cluster job, not after
     for i, (name, cmd) in enumerate(cmds, 1):
         print(f"[{i}/{len(cmds)}] {name}: {' '.join(redact_args(cmd))}", flush=True)  # logs keep no secrets
         rc = subprocess.call(cmd)

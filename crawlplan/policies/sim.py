@@ -215,6 +215,8 @@ def sample_reliability(pop: Population, cumflags: np.ndarray, offsets: np.ndarra
             continue
         s = prefix_hq(cumflags, offsets, hosts, np.full(len(hosts), k))
         rest = (pop.hq[hosts] - s) / (pop.n[hosts] - k)
-        rho = spearmanr(s / k, rest)[0]
+        # a constant side (every sample with the same density, common for small k on few hosts)
+        # has no rank correlation: NaN, as spearmanr says, without its warning on the console
+        rho = spearmanr(s / k, rest)[0] if np.ptp(s) > 0 and np.ptp(rest) > 0 else float("nan")
         out.append((k, len(hosts), float(rho) if np.isfinite(rho) else float("nan")))
     return out

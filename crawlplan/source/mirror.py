@@ -110,8 +110,8 @@ def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: st
                       rejects: Counter | None = None, bodies: bool = True):
     """(site, record, SitePage) for the HTML responses and redirects of one WARC file.
 
-    Non-HTML responses are skipped silently (sub-resources are not pages); undecodable payloads
-    and unsafe site names are counted in ``rejects``. ``bodies=False`` judges from the headers
+    Non-HTML responses are skipped silently (sub-resources are not pages); captures without a web
+    host (``dns:`` lookups), undecodable payloads and unsafe site names are counted in ``rejects``. ``bodies=False`` judges from the headers
     alone and never reads a payload (the counting pass): HTML pages then come with ``html=b""``.
     """
     from crawlplan.warc.reader import FileOutcome, iter_records
@@ -124,6 +124,9 @@ def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: st
         if rec.record_type != "response" or not rec.url:
             continue
         site = site_key(rec.url, site_mode)
+        if not site:                     # dns:, whois:, urn: captures: no web host, not a page
+            rejects["no_web_host"] += 1
+            continue
         if sites is not None and site not in sites:
             continue
         if not safe_site(site):

@@ -16,7 +16,7 @@ def params(ctx) -> dict:
 
 def host_index_rows(ctx, scores, p: dict):
     """One crawl of the host index (or None when no host index is configured)."""
-    path = ctx.input("host_index", required=False)
+    path = ctx.input("host_index")
     if not path:
         ctx.note("no host index: Common Crawl's ordering and per-host caps are not available")
         return None
@@ -33,7 +33,7 @@ def host_index_rows(ctx, scores, p: dict):
 
 
 def host_ranks(ctx):
-    path = ctx.input("web_graph", required=False)
+    path = ctx.input("web_graph")
     if not path:
         ctx.note("no web graph: HC and PR policies are left out")
         return None

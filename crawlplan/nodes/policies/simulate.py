@@ -77,7 +77,7 @@ def run(ctx) -> dict:
 
 def _ground_truth_check(ctx, pdf: pd.DataFrame) -> None:
     """Demo only: how well the classifier's host density tracks the planted true hq share."""
-    truth = ctx.input("ground_truth", required=False)
+    truth = ctx.input("ground_truth")
     if not truth:
         return
     from scipy.stats import spearmanr

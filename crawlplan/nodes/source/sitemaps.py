@@ -60,7 +60,7 @@ def run(ctx):
     from crawlplan.source.experiment import site_specs
 
     params = dict(ctx.params)
-    truth = ctx.input("ground_truth", required=False) if "ground_truth" in ctx.external else None
+    truth = ctx.input("ground_truth")
     specs = site_specs(params, str(truth) if truth else None)
     pages = ctx.read("site_pages").select("site", "url", "capture_order", "status", "location", "html")
     wide = pages.groupBy("site").applyInPandas(_train_group(params, specs), _WIDE) \

@@ -31,7 +31,7 @@ def run(ctx) -> dict:
         if sources:
             dens = dens.where(F.col("source").isin(*sources))
         frames.append(V.host_quality(cov, dens))
-    gw_path = ctx.input("gneissweb_annotations", required=False)
+    gw_path = ctx.input("gneissweb_annotations")
     if gw_path:
         gw_notes: list[str] = []
         gw = read_gneissweb(ctx.spark, gw_path, notes=gw_notes)

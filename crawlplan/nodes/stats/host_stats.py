@@ -22,7 +22,7 @@ def run(ctx) -> dict:
     min_docs = int(p.get("min_docs", 3))
     hs = H.host_scores(long, langs, min_docs=min_docs, threshold=float(p.get("threshold", 0.5)))
     icc = H.icc_table(long, [int(t) for t in p.get("icc_min_docs", [3, 5, 10])])
-    truth = ctx.input("ground_truth", required=False)
+    truth = ctx.input("ground_truth")
     if truth:
         icc = icc.unionByName(_true_quality_icc(ctx, truth, scores, p))
     # one pass for both counters: a host is kept when any classifier reaches min_docs
