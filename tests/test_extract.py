@@ -117,6 +117,39 @@ def test_hanging_extraction_becomes_a_reject(monkeypatch):
     assert row["kind"] == "reject" and row["reason"] == "extraction_timeout"
 
 
+@pytest.mark.parametrize("key, value, message", [
+    ("extractor", "resiliparze", "unknown extract.extractor 'resiliparze'; choose one of trafilatura, resiliparse"),
+    ("language_id", "cld3", "unknown extract.language_id 'cld3'; choose one of cld2, fasttext, none"),
+    ("reader", "warcat", "unknown extract.reader 'warcat'"),
+    ("timeout_s", "30s", "extract.timeout_s must be a number >= 0, got '30s'"),
+    ("max_payload_bytes", -1, "extract.max_payload_bytes must be a number >= 0"),
+])
+def test_bad_extract_settings_fail_before_any_record_is_read(key, value, message):
+    with pytest.raises(ValueError, match=message):
+        ExtractSettings.from_params({key: value})
+
+
+def test_a_record_that_breaks_extraction_is_a_reject_and_the_file_goes_on(shared_data, monkeypatch):
+    from crawlplan.extract import records
+
+    real = records.record_to_row
+    broken = {}
+
+    def flaky(rec, settings):
+        if not broken:
+            broken["url"] = rec.url
+            raise KeyError("a bug nobody foresaw")
+        return real(rec, settings)
+
+    monkeypatch.setattr(records, "record_to_row", flaky)
+    rows = list(process_warc_file(str(shared_data / "warc" / "dolma-sample-0000.warc.gz"), ExtractSettings()))
+    *records_out, file_row = rows
+    bad = [r for r in records_out if r.get("reason") == "internal_error"]
+    assert len(bad) == 1 and bad[0]["url"] == broken["url"] and "KeyError" in bad[0]["detail"]
+    assert file_row["file_status"] == "ok"
+    assert file_row["responses"] == file_row["documents"] + file_row["rejected"] == len(records_out)
+
+
 def test_cld2_ignores_control_characters_and_lone_surrogates():
     from crawlplan.extract.language import detect_cld2
 

@@ -62,6 +62,9 @@ def detect_fasttext(text: str) -> tuple[str, float]:
     return str(result.get("lang", "unknown")), float(result.get("score", 0.0))
 
 
+LANGUAGE_IDS = ("cld2", "fasttext", "none")
+
+
 def detect_language(text: str, method: str) -> tuple[str, float]:
     if method == "none" or not text:
         return "unknown", 0.0
@@ -69,4 +72,4 @@ def detect_language(text: str, method: str) -> tuple[str, float]:
         return detect_cld2(text)
     if method == "fasttext":
         return detect_fasttext(text)
-    raise ValueError(f"unknown language_id '{method}'; choose cld2, fasttext or none")
+    raise ValueError(f"unknown language_id '{method}'; choose one of {', '.join(LANGUAGE_IDS)}")

