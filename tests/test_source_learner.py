@@ -170,3 +170,24 @@ def test_select_rule_keeps_templates_apart_and_round_trips():
     back = SitemapLearner.from_json(learner.to_json())
     assert back.norm_ == "l2" and back.xpath_classes_ == "elements"
     assert (back.predict(elem) == learner.labels_).mean() > 0.9
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"method": "papr"}, "method must be one of"),
+    ({"min_pts": 0}, "min_pts must be an integer >= 1"),
+    ({"norm": "l3"}, "norm must be one of l1, l2, got 'l3'"),
+    ({"xpath_classes": "some"}, "xpath_classes must be one of none, leaf, all, elements"),
+    ({"eps_rule": "best"}, "eps_rule must be one of histogram, guarded, select"),
+    ({"alpha_ucc": 1.5}, "alpha_ucc must be in"),
+    ({"sampler": "dfs"}, "sampler must be apath or bfs"),
+    ({"train_size": 0}, "train_size must be an integer >= 1"),
+    ({"ucc_budget_share": 0}, "ucc_budget_share must be in"),
+])
+def test_sitemap_settings_are_checked_before_any_site_is_learned(override, message):
+    from crawlplan.conf import get, load_conf
+    from crawlplan.source.experiment import validate_params
+
+    params = dict(get(load_conf("local"), "source.sitemaps"))
+    validate_params(params)                                   # the shipped defaults pass
+    with pytest.raises(ValueError, match=message):
+        validate_params({**params, **override})

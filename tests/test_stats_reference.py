@@ -134,3 +134,10 @@ def test_bootstrap_ci_is_seeded_and_covers_the_estimate():
     assert lo < R.spearman(x, y) < hi
     assert 0.05 < hi - lo < 0.3
     assert R.group_seed(1, "a", "b") == R.group_seed(1, "a", "b") != R.group_seed(1, "a", "c")
+
+
+@pytest.mark.parametrize("replicates, alpha", [(1000, 0.0), (1000, 1.0), (1000, 2.0), (-1, 0.05)])
+def test_bad_bootstrap_settings_are_refused(replicates, alpha):
+    with pytest.raises(ValueError, match="alpha must be in|bootstrap_replicates must be"):
+        R.check_bootstrap(replicates, alpha)
+    R.check_bootstrap(0, 0.05)                                # no CIs is a valid choice

@@ -52,6 +52,9 @@ def _params(args) -> tuple[dict, dict]:
     params = dict(get(conf, "source.sitemaps", {}) or {})
     if args.method:
         params["method"] = args.method
+    from crawlplan.source.experiment import validate_params
+
+    validate_params(params)
     return conf, params
 
 

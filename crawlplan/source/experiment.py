@@ -79,6 +79,21 @@ def make_learner(params: dict) -> SitemapLearner:
     return SitemapLearner(**kw)
 
 
+def validate_params(params: dict) -> None:
+    """The whole ``source.sitemaps`` section, checked where it is read (driver, CLI)."""
+    make_learner(params).validate()
+    positive = {"train_size": 1, "frontier_cap": 1, "plan_top": 0}
+    for key, least in positive.items():
+        value = params.get(key, least)
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ValueError(f"source.sitemaps.{key} must be an integer >= {least}, got {value!r}")
+    if params.get("sampler", "apath") not in ("apath", "bfs"):
+        raise ValueError(f"source.sitemaps.sampler must be apath or bfs, got {params.get('sampler')!r}")
+    share = params.get("ucc_budget_share", 0.25)
+    if not isinstance(share, (int, float)) or not 0 < share <= 1:
+        raise ValueError(f"source.sitemaps.ucc_budget_share must be in (0, 1], got {share!r}")
+
+
 def feature_mode(params: dict) -> str:
     """The XPath variant the mirror must extract so its bags match the learner's vocabulary
     (the method's preset unless ``xpath_classes`` overrides it)."""

@@ -165,6 +165,27 @@ class SitemapLearner:
     def eps_rule_(self) -> str:
         return self.eps_rule or ("histogram" if self.method == "paper" else "select")
 
+    def validate(self) -> SitemapLearner:
+        """Check every parameter (as resolved from the preset); ``fit`` calls it, and the Spark
+        node calls it on the driver so a typo fails the job instead of every site."""
+        from crawlplan.source.features import XPATH_CLASS_MODES
+
+        choices = {"xpath_classes": (self.xpath_classes_, XPATH_CLASS_MODES), "norm": (self.norm_, ("l1", "l2")),
+                   "clusterer": (self.clusterer_, ("dbscan", "hdbscan")), "num_bins": (self.num_bins, ("div", "mul")),
+                   "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select"))}
+        for name, (value, allowed) in choices.items():
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+        if not isinstance(self.min_pts, int) or isinstance(self.min_pts, bool) or self.min_pts < 1:
+            raise ValueError(f"min_pts must be an integer >= 1, got {self.min_pts!r}")
+        for name in ("alpha_ucc", "alpha_target", "max_outlier_share"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
+            raise ValueError(f"eps must be > 0 when given, got {self.eps!r}")
+        return self
+
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in ("method", "min_pts", "xpath_classes", "clusterer", "num_bins",
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
@@ -209,6 +230,7 @@ class SitemapLearner:
         """X: per page a bag of leaf XPaths (mapping path -> count) or a PageFeatures.
         With ``urls`` (and ``links``, taken from PageFeatures when absent) the navigation
         table, adjacency and HITS scores are learned as well."""
+        self.validate()
         bags = self._bags(X)
         n = len(bags)
         if n == 0:

@@ -74,6 +74,8 @@ def group_correlations(pdf: pd.DataFrame, replicates: int, seed: int, alpha: flo
 
 def correlation_table(table: DataFrame, *, replicates: int = 1000, seed: int = 0,
                       alpha: float = 0.05) -> DataFrame:
+    R.check_bootstrap(replicates, alpha)
+
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
         return group_correlations(pdf, replicates, seed, alpha)
 

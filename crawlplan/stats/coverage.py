@@ -99,6 +99,8 @@ def coverage_summary(hq: DataFrame, low_coverage: float = 0.2, *, replicates: in
     (a group is one crawl's hosts of one source, a few million rows at most); the totals are
     plain aggregations.
     """
+    R.check_bootstrap(replicates, alpha)
+
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
         return _spearman_group(pdf, replicates, seed, alpha)
 

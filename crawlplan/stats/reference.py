@@ -179,3 +179,11 @@ def bootstrap_spearman(x, y, replicates: int, seed: int, alpha: float = 0.05) ->
         return float("nan"), float("nan")
     lo, hi = np.quantile(out, [alpha / 2, 1 - alpha / 2])
     return float(lo), float(hi)
+
+
+def check_bootstrap(replicates: int, alpha: float) -> None:
+    """Bootstrap settings, checked on the driver (inside the groups they would fail every group)."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1) (two-sided CIs at alpha/2, 1 - alpha/2), got {alpha}")
+    if replicates < 0:
+        raise ValueError(f"bootstrap_replicates must be >= 0 (0 = no CIs), got {replicates}")

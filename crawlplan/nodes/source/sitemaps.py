@@ -57,9 +57,10 @@ def _train_group(params: dict, specs: dict):
 
 
 def run(ctx):
-    from crawlplan.source.experiment import site_specs
+    from crawlplan.source.experiment import site_specs, validate_params
 
     params = dict(ctx.params)
+    validate_params(params)         # a typo fails here, not as one error row per site
     truth = ctx.input("ground_truth")
     specs = site_specs(params, str(truth) if truth else None)
     pages = ctx.read("site_pages").select("site", "url", "capture_order", "status", "location", "html")
