@@ -29,6 +29,7 @@ class JobContext:
     notes: list[str] = field(default_factory=list)
     files_outputs: dict[str, str] = field(default_factory=dict)
     optional: frozenset[str] = frozenset()     # the node's optional external inputs (pipeline file)
+    work_dir: str = ""      # kept across a failed run of the same node and fingerprint; removed on success
 
     def read(self, dataset: str) -> DataFrame:
         """A dataset written by an upstream node (or passed with ``--input``)."""

@@ -103,6 +103,12 @@ def marker_path(out_dir: str, node: str) -> str:
     return storage.join(out_dir, "_markers", f"{node}.json")
 
 
+def work_dir(out_dir: str, node: str, fingerprint: str) -> str:
+    """Where a node keeps partial work (extract's waves) that a relaunch with the same
+    fingerprint resumes from; a changed param or input gets a fresh folder."""
+    return storage.join(out_dir, "_work", node, fingerprint.replace(":", "-"))
+
+
 def plan_run(pipeline: Pipeline, conf: dict, *, only: str | None = None, start: str | None = None,
              until: list[str] | None = None) -> tuple[list[str], set[str]]:
     """The nodes a run visits, in order, and those it forces; checks first that every external
@@ -194,7 +200,7 @@ class Runner:
                 spark=self.spark, node=name, params=node_params(node, self.conf), conf=self.conf,
                 out_dir=self.out_dir, search_roots=[self.out_dir],
                 external={k: external.get(k) for k in pipeline.external_inputs(name)},
-                optional=frozenset(node.optional),
+                optional=frozenset(node.optional), work_dir=work_dir(self.out_dir, name, fp),
             )
             summary[name] = self.execute(node, ctx, fp, refingerprint=lambda n=node: self.fingerprint(
                 pipeline, n, external))
@@ -221,6 +227,7 @@ class Runner:
                 else:
                     raise ValueError(f"node '{node.name}' did not produce its declared output '{out}'")
         self.spark.catalog.clearCache()  # nodes persist shared intermediates; release them
+        storage.delete(self.spark, storage.join(self.out_dir, "_work", node.name))   # outputs are in place
         if refingerprint is not None:
             fingerprint = refingerprint()
         elapsed = time.time() - started
@@ -250,6 +257,8 @@ def run_single_job(spark, conf: dict, node: Node, inputs: list[str], output: str
     if external_names and inputs and len(external_names) == len(node.inputs) and not ext.get(external_names[0]):
         ext[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
     roots = [output] + [os.path.abspath(p) if "://" not in p else p for p in inputs]
+    fingerprint = "single-job:" + code_version()
     ctx = JobContext(spark=spark, node=node.name, params=node_params(node, conf), conf=conf, out_dir=output,
-                     search_roots=roots, external=ext, optional=frozenset(node.optional))
-    return runner.execute(node, ctx, fingerprint="single-job:" + code_version())
+                     search_roots=roots, external=ext, optional=frozenset(node.optional),
+                     work_dir=work_dir(output, node.name, fingerprint))
+    return runner.execute(node, ctx, fingerprint=fingerprint)

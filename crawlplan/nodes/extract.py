@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from crawlplan.extract.records import ExtractSettings
-from crawlplan.extract.spark import extract_wide, split_outputs
+from crawlplan.extract.spark import extract_wide, extract_wide_in_waves, split_outputs
 from crawlplan.warc.listing import resolve_inputs
 
 
@@ -14,5 +14,16 @@ def run(ctx):
     if not paths:
         raise ValueError("extract: the input names no WARC files")
     ctx.count("warc_files_listed", len(paths))
-    wide = extract_wide(ctx.spark, paths, settings, int(ctx.params.get("files_per_partition", 1)))
+    per_task = int(ctx.params.get("files_per_partition", 1))
+    wave_files = int(ctx.params.get("checkpoint_files", 0) or 0)
+    if wave_files < 0:
+        raise ValueError(f"extract.checkpoint_files must be >= 0 (0 = no waves), got {wave_files}")
+    if not wave_files or len(paths) <= wave_files:
+        return split_outputs(extract_wide(ctx.spark, paths, settings, per_task))
+    wide, waves, resumed = extract_wide_in_waves(ctx.spark, paths, settings, wave_files=wave_files,
+                                                 work_dir=ctx.work_dir, files_per_partition=per_task)
+    ctx.count("waves", waves)
+    if resumed:
+        ctx.count("waves_resumed", resumed)
+        ctx.note(f"extract: resumed an interrupted run; {resumed} of {waves} waves of WARC files were already done")
     return split_outputs(wide)
