@@ -43,7 +43,8 @@ def friendly_errors(fn) -> int:
 
 def prepare_default_inputs(conf: dict, echo=print) -> dict:
     """No inputs given: generate (once, cached) the embedded demo crawl and read that, with its earlier
-    graph release as ``stats.host_graph.previous_release`` unless one is set."""
+    graph release as ``stats.host_graph.previous_release`` when the graph is the demo's too and no
+    previous release is set."""
     inputs = dict(get(conf, "inputs", {}) or {})
     if inputs.get("warc_paths"):
         return conf
@@ -55,13 +56,14 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
     demo_dir = Path(get(conf, "demo.dir") or default_cache_dir() / f"demo-h{hosts}-s{seed}")
     echo(f"no inputs configured: using the embedded demo crawl at {demo_dir} ({hosts} hosts, seed {seed})")
     paths = ensure_demo(demo_dir, hosts=hosts, seed=seed, echo=echo)
+    graph_from_demo = not inputs.get("web_graph")
     for key, value in paths.items():
         if key in inputs and not inputs.get(key):
             inputs[key] = str(value)
     conf = dict(conf)
     conf["inputs"] = inputs
     host_graph = dict(get(conf, "stats.host_graph", {}) or {})
-    if not host_graph.get("previous_release"):
+    if graph_from_demo and not host_graph.get("previous_release"):   # never pair the demo's with another graph
         host_graph["previous_release"] = previous_graph_path(demo_dir)
         conf["stats"] = {**(conf.get("stats") or {}), "host_graph": host_graph}
     return conf

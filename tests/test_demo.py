@@ -339,3 +339,8 @@ def test_run_without_inputs_reads_the_demo_and_its_previous_graph_release(tmp_pa
                                          "stats.host_graph.previous_release=/data/graph-2022"])
     assert prepare_default_inputs(mine, echo=lambda *_: None)["stats"]["host_graph"]["previous_release"] == \
         "/data/graph-2022"
+    own_graph = load_conf("local", overrides=[f"demo.dir={tmp_path / 'd'}", "demo.hosts=12", "demo.seed=3",
+                                              "inputs.web_graph=/data/graph-2024"])
+    got = prepare_default_inputs(own_graph, echo=lambda *_: None)
+    assert got["inputs"]["web_graph"] == "/data/graph-2024"
+    assert got["stats"]["host_graph"]["previous_release"] == ""      # not the demo's graph paired with yours
