@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     group = run.add_mutually_exclusive_group()
     group.add_argument("--only", metavar="NODE", help="run just this node, even if complete")
     group.add_argument("--from", metavar="NODE", help="force this node and everything downstream")
-    run.add_argument("--until", metavar="NODE[,NODE]", type=lambda v: [n for n in v.split(",") if n],
+    run.add_argument("--until", metavar="NODE[,NODE]", type=lambda v: [n.strip() for n in v.split(",") if n.strip()],
                      help="run just these nodes and what they depend on (e.g. --until allocate,sitemaps)")
     run.set_defaults(func=cmd_run)
 

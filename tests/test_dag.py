@@ -189,6 +189,8 @@ def test_context_input_returns_none_only_for_optional_inputs():
     assert ctx.input("host_index") is None
     with pytest.raises(InputError, match="node 'simulate' needs input 'scores_path'"):
         ctx.input("scores_path")
+    with pytest.raises(InputError, match="reads input 'web_graph', which its entry in the pipeline file does not list"):
+        ctx.input("web_graph")
 
 
 @pytest.mark.spark

@@ -122,11 +122,20 @@ def test_hanging_extraction_becomes_a_reject(monkeypatch):
     ("language_id", "cld3", "unknown extract.language_id 'cld3'; choose one of cld2, fasttext, none"),
     ("reader", "warcat", "unknown extract.reader 'warcat'"),
     ("timeout_s", "30s", "extract.timeout_s must be a number >= 0, got '30s'"),
-    ("max_payload_bytes", -1, "extract.max_payload_bytes must be a number >= 0"),
+    ("max_payload_bytes", -1, "extract.max_payload_bytes must be a whole number >= 0"),
+    ("max_payload_bytes", 2.5, "extract.max_payload_bytes must be a whole number >= 0"),
+    ("min_text_chars", "inf", "extract.min_text_chars must be a whole number >= 0"),
 ])
 def test_bad_extract_settings_fail_before_any_record_is_read(key, value, message):
     with pytest.raises(ValueError, match=message):
         ExtractSettings.from_params({key: value})
+
+
+def test_whole_numbers_written_as_floats_or_exponents_are_taken_as_ints():
+    settings = ExtractSettings.from_params({"max_payload_bytes": "1e7", "min_text_chars": 25.0, "timeout_s": 0})
+    assert settings.max_payload_bytes == 10_000_000 and isinstance(settings.max_payload_bytes, int)
+    assert settings.min_text_chars == 25 and isinstance(settings.min_text_chars, int)
+    assert settings.timeout_s == 0.0                          # 0 = no time limit
 
 
 def test_a_record_that_breaks_extraction_is_a_reject_and_the_file_goes_on(shared_data, monkeypatch):

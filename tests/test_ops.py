@@ -139,19 +139,24 @@ def test_every_job_has_a_docs_page_with_local_and_cluster_commands(pipeline):
         assert "spark-submit" in text and f"jobs/{name}.py" in text, f"docs/jobs/{name}.md lacks a cluster example"
 
 
-def test_submit_run_stops_at_the_first_failing_node(capsys):
+def test_submit_run_stops_at_the_first_failing_node(capsys, tmp_path):
     from crawlplan.cli import main
 
-    inputs = ["--set", "inputs.warc_paths=s3a://commoncrawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz",
-              "--set", "inputs.host_index=s3a://bucket/host-index/", "--set", "inputs.web_graph=s3a://bucket/graph/"]
+    run_yaml = tmp_path / "my-run.yaml"
+    run_yaml.write_text("inputs:\n  warc_paths: s3a://commoncrawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz\n"
+                        "  host_index: s3a://bucket/host-index/\n  web_graph: s3a://bucket/graph/\n")
+    inputs = ["--conf", str(run_yaml)]
     assert main(["submit", "main", "--run", "--only", "extract", "--only", "classify",
                  "--set", "ops.spark_submit=/bin/true", *inputs]) == 0
     out = capsys.readouterr().out
     assert "[1/2] extract: /bin/true --master yarn" in out and "[2/2] classify" in out
-    # an unset input stops the run before the first cluster job
-    assert main(["submit", "main", "--run", "--set", "ops.spark_submit=/bin/true", *inputs[:4]]) == 2
+    # an input the jobs will not get stops the run before the first cluster job; --set does not
+    # reach the jobs, so it does not count
+    assert main(["submit", "main", "--run", "--set", "ops.spark_submit=/bin/true",
+                 "--set", "inputs.warc_paths=s3a://x/warc.paths.gz"]) == 2
     captured = capsys.readouterr()
-    assert "[1/11]" not in captured.out and "inputs.web_graph: needed by host_graph" in captured.err
+    assert "[1/11]" not in captured.out and "inputs.warc_paths: needed by extract" in captured.err
+    assert "in the --conf file" in captured.err
     assert main(["submit", "main", "--run", "--set", "ops.spark_submit=/bin/false", *inputs]) == 1
     captured = capsys.readouterr()
     assert "[1/11] extract" in captured.out and "[2/11]" not in captured.out

@@ -181,6 +181,7 @@ def test_select_rule_keeps_templates_apart_and_round_trips():
     ({"alpha_ucc": 1.5}, "alpha_ucc must be in"),
     ({"sampler": "dfs"}, "sampler must be apath or bfs"),
     ({"train_size": 0}, "train_size must be an integer >= 1"),
+    ({"frontier_cap": 2.5}, "frontier_cap must be an integer >= 1"),
     ({"ucc_budget_share": 0}, "ucc_budget_share must be in"),
 ])
 def test_sitemap_settings_are_checked_before_any_site_is_learned(override, message):
@@ -189,5 +190,6 @@ def test_sitemap_settings_are_checked_before_any_site_is_learned(override, messa
 
     params = dict(get(load_conf("local"), "source.sitemaps"))
     validate_params(params)                                   # the shipped defaults pass
+    validate_params({**params, "train_size": 1000.0})         # a whole number written as a float
     with pytest.raises(ValueError, match=message):
         validate_params({**params, **override})

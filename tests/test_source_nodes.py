@@ -27,9 +27,11 @@ def warc(tmp_path_factory):
 def _ctx(spark, tmp_path, node, params, external=None):
     from crawlplan.dag.pipeline import load_pipeline
 
+    pipeline = load_pipeline("main")
+    listed = {name: (external or {}).get(name) for name in pipeline.external_inputs(node)}   # as the runner does
     return JobContext(spark=spark, node=node, params=params, conf={"inputs": {}}, out_dir=str(tmp_path),
-                      search_roots=[str(tmp_path)], external=external or {},
-                      optional=frozenset(load_pipeline("main").nodes[node].optional))
+                      search_roots=[str(tmp_path)], external=listed,
+                      optional=frozenset(pipeline.nodes[node].optional))
 
 
 @pytest.mark.spark

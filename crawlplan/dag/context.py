@@ -54,6 +54,9 @@ class JobContext:
     def input(self, name: str):
         """An external input (config key ``inputs.<name>``): a path, a glob or a list of them; None
         when unset, which only the node's ``optional`` inputs may be."""
+        if name not in self.external:
+            raise InputError(f"node '{self.node}' reads input '{name}', which its entry in the pipeline file does "
+                             f"not list: add it to the node's inputs (and to optional: if the node runs without it)")
         value = self.external.get(name)
         if value in (None, "", []):
             if name in self.optional:

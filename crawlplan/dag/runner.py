@@ -106,7 +106,7 @@ def marker_path(out_dir: str, node: str) -> str:
 def work_dir(out_dir: str, node: str, fingerprint: str) -> str:
     """Where a node keeps partial work (extract's waves) that a relaunch with the same
     fingerprint resumes from; a changed param or input gets a fresh folder."""
-    return storage.join(out_dir, "_work", node, fingerprint.replace(":", "-"))
+    return storage.join(out_dir, "_work", node, fingerprint)
 
 
 def plan_run(pipeline: Pipeline, conf: dict, *, only: str | None = None, start: str | None = None,
@@ -118,20 +118,26 @@ def plan_run(pipeline: Pipeline, conf: dict, *, only: str | None = None, start: 
     for name in ([only] if only else []) + ([start] if start else []) + list(until or []):
         if name not in pipeline.nodes:
             raise KeyError(f"unknown node '{name}'; nodes: {', '.join(order)}")
+    if only and until:
+        raise ValueError("--only and --until select nodes in two ways; give one of them")
     if only:
         order, forced = [only], {only}
     else:
         if until:
             order = pipeline.upstream(list(until))
         if start:
+            if start not in order:
+                raise ValueError(f"--from {start}: that node is not among the nodes --until selects "
+                                 f"({', '.join(order)})")
             forced = set(pipeline.downstream(start)) & set(order)
     check_inputs(pipeline, order, conf)
     return order, forced
 
 
-def check_inputs(pipeline: Pipeline, nodes: list[str], conf: dict) -> None:
+def check_inputs(pipeline: Pipeline, nodes: list[str], conf: dict, *, verb: str = "run") -> None:
     """Raise one error naming every external input ``nodes`` need that the conf leaves unset, and
-    the ``--until`` that runs what needs none of them."""
+    the selection (``crawlplan run --until`` or ``crawlplan submit --only``) that runs what needs
+    none of them."""
     external = dict(get(conf, "inputs", {}) or {})
     missing: dict[str, list[str]] = {}
     for name in nodes:
@@ -142,10 +148,14 @@ def check_inputs(pipeline: Pipeline, nodes: list[str], conf: dict) -> None:
         blocked = {n for names in missing.values() for n in names}
         runnable = [n for n in nodes if not set(pipeline.upstream([n])) & blocked]
         lines = [f"  inputs.{k}: needed by {', '.join(v)}" for k, v in missing.items()]
-        until = ",".join(_maximal(pipeline, runnable))
-        hint = f"\nor run only the nodes that need none of them: crawlplan run --until {until}" if runnable else ""
-        raise InputError("this run needs inputs that are not set:\n" + "\n".join(lines)
-                         + "\nset them with --set inputs.NAME=PATH (or in a --conf file)" + hint)
+        if verb == "run":
+            selection = "crawlplan run --until " + ",".join(_maximal(pipeline, runnable))
+        else:
+            selection = f"crawlplan {verb} " + " ".join(f"--only {n}" for n in runnable)
+        hint = f"\nor run only the nodes that need none of them: {selection}" if runnable else ""
+        where = ("set them under inputs: in the --conf file (the jobs get that file and the profile, not --set)"
+                 if verb == "submit" else "set them with --set inputs.NAME=PATH (or in a --conf file)")
+        raise InputError("this run needs inputs that are not set:\n" + "\n".join(lines) + "\n" + where + hint)
 
 
 def _maximal(pipeline: Pipeline, nodes: list[str]) -> list[str]:
@@ -191,10 +201,14 @@ class Runner:
         for i, name in enumerate(order, 1):
             node = pipeline.nodes[name]
             fp = self.fingerprint(pipeline, node, external)
+            partial = storage.join(self.out_dir, "_work", name)
             if name not in forced and self.is_complete(node, fp):
                 self.echo(f"[{i}/{len(order)}] {name}: up to date, skipped")
                 summary[name] = {"status": "skipped"}
+                storage.delete(self.spark, partial)         # a crashed run's leftovers under another fingerprint
                 continue
+            if name in forced:
+                storage.delete(self.spark, partial)         # forced means from scratch, not resumed
             self.echo(f"[{i}/{len(order)}] {name}: running (job {node.job})")
             ctx = JobContext(
                 spark=self.spark, node=name, params=node_params(node, self.conf), conf=self.conf,
@@ -227,7 +241,6 @@ class Runner:
                 else:
                     raise ValueError(f"node '{node.name}' did not produce its declared output '{out}'")
         self.spark.catalog.clearCache()  # nodes persist shared intermediates; release them
-        storage.delete(self.spark, storage.join(self.out_dir, "_work", node.name))   # outputs are in place
         if refingerprint is not None:
             fingerprint = refingerprint()
         elapsed = time.time() - started
@@ -240,6 +253,7 @@ class Runner:
         }
         storage.write_text(self.spark, marker_path(self.out_dir, node.name), json.dumps(marker, indent=2,
                                                                                          default=str))
+        storage.delete(self.spark, storage.join(self.out_dir, "_work", node.name))   # done: no resuming needed
         counts = ", ".join([f"{k}={v:,}" for k, v in rows.items()] + [f"{k}/ (files)" for k in ctx.files_outputs])
         extra = ", ".join(f"{k}={v:,}" for k, v in ctx.counters.items())
         self.echo(f"    done in {elapsed:.1f}s: {counts}" + (f" | {extra}" if extra else ""))
@@ -257,7 +271,12 @@ def run_single_job(spark, conf: dict, node: Node, inputs: list[str], output: str
     if external_names and inputs and len(external_names) == len(node.inputs) and not ext.get(external_names[0]):
         ext[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
     roots = [output] + [os.path.abspath(p) if "://" not in p else p for p in inputs]
-    fingerprint = "single-job:" + code_version()
+    params = node_params(node, conf)
+    blob = json.dumps({"job": node.job, "params": params, "code": code_version(), "roots": roots,
+                       "inputs": {k: _external_fingerprint(v) for k, v in ext.items()},
+                       "state": job_state(node.job, params, conf)}, sort_keys=True, default=str)
+    # names the work folder a relaunch resumes from: a changed param or input must not reuse it
+    fingerprint = "single-job-" + hashlib.sha256(blob.encode()).hexdigest()[:24]
     ctx = JobContext(spark=spark, node=node.name, params=node_params(node, conf), conf=conf, out_dir=output,
                      search_roots=roots, external=ext, optional=frozenset(node.optional),
                      work_dir=work_dir(output, node.name, fingerprint))

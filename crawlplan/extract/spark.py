@@ -75,23 +75,29 @@ def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: Extra
     runner's fingerprint, which names ``work_dir``, already covers params and code). Returns the
     wide frame read back from all waves, the number of waves and how many were already done.
     """
+    import dataclasses
     import hashlib
+    import json
 
     from crawlplan.dag import storage
 
     waves = [paths[i:i + wave_files] for i in range(0, len(paths), wave_files)]
     folders, resumed = [], 0
+    recipe = json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str)
     for i, files in enumerate(waves):
-        digest = hashlib.sha1("\n".join(files).encode()).hexdigest()[:12]
+        digest = hashlib.sha1("\n".join([recipe, *files]).encode()).hexdigest()[:12]
         folder = storage.join(work_dir, f"wave-{i:05d}-{digest}")
+        done = storage.join(work_dir, f"wave-{i:05d}-{digest}.done")
         folders.append(folder)
-        if storage.exists(spark, storage.join(folder, "_SUCCESS")):
+        if storage.exists(spark, done):
             resumed += 1
             continue
         tmp = storage.join(work_dir, "_tmp", f"wave-{i:05d}-{digest}")
         storage.delete(spark, tmp)
+        storage.delete(spark, folder)          # a move the last run did not finish (S3A copies file by file)
         extract_wide(spark, files, settings, files_per_partition).write.mode("overwrite").parquet(tmp)
         storage.move(spark, tmp, folder)
+        storage.write_text(spark, done, json.dumps({"files": len(files)}))   # only now is the wave whole
     return spark.read.schema(WIDE_SCHEMA).parquet(*folders), len(waves), resumed
 
 

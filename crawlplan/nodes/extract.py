@@ -8,7 +8,8 @@ from crawlplan.warc.listing import resolve_inputs
 
 
 def run(ctx):
-    settings = ExtractSettings.from_params(ctx.params)
+    local = ctx.spark.sparkContext.master.startswith("local")
+    settings = ExtractSettings.from_params(ctx.params, check_packages=local)
     base = str(ctx.conf.get("inputs", {}).get("warc_base") or "")
     paths = resolve_inputs(ctx.input("warc_paths"), base=base)
     if not paths:

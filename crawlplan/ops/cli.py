@@ -80,9 +80,13 @@ def cmd_submit(args) -> int:
     if not args.run:
         print(S.render(cmds), end="")
         return 0
+    from crawlplan.conf import load_conf
     from crawlplan.dag.runner import check_inputs
 
-    check_inputs(pipeline, [n for n, _ in cmds], conf)       # before the first cluster job, not after
+    # before the first cluster job, not after; against the conf the jobs get (--conf and the
+    # submit profile: --set values are not passed on to them)
+    spec = S.SubmitSpec.from_conf(conf, args.conf or "")
+    check_inputs(pipeline, [n for n, _ in cmds], load_conf(spec.profile, args.conf), verb="submit")
     for i, (name, cmd) in enumerate(cmds, 1):
         print(f"[{i}/{len(cmds)}] {name}: {' '.join(redact_args(cmd))}", flush=True)  # logs keep no secrets
         rc = subprocess.call(cmd)

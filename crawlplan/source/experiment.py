@@ -85,7 +85,8 @@ def validate_params(params: dict) -> None:
     positive = {"train_size": 1, "frontier_cap": 1, "plan_top": 0}
     for key, least in positive.items():
         value = params.get(key, least)
-        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        whole = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
+        if not whole or value < least:
             raise ValueError(f"source.sitemaps.{key} must be an integer >= {least}, got {value!r}")
     if params.get("sampler", "apath") not in ("apath", "bfs"):
         raise ValueError(f"source.sitemaps.sampler must be apath or bfs, got {params.get('sampler')!r}")

@@ -33,11 +33,12 @@ def warcs(tmp_path_factory):
     return paths
 
 
-def _run(spark, paths, out, waves: int):
+def _run(spark, paths, out, waves: int, **selection):
     conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.reader=fastwarc",
                                          f"extract.checkpoint_files={waves}", "run.progress_every_s=0"])
     conf["inputs"]["warc_paths"] = paths
-    return Runner(spark, conf, str(out), echo=lambda *_: None).run_pipeline(load_pipeline("main"), only="extract")
+    selection = selection or {"until": ["extract"]}
+    return Runner(spark, conf, str(out), echo=lambda *_: None).run_pipeline(load_pipeline("main"), **selection)
 
 
 def _frames(spark, out):
@@ -64,7 +65,7 @@ def test_a_run_killed_between_waves_resumes_and_equals_one_without_waves(spark, 
     with pytest.raises(RuntimeError, match="cluster lost"):
         _run(spark, warcs, out, 3)
     assert not (out / "documents").exists()                 # nothing half-written is visible
-    assert len(list((out / "_work" / "extract").glob("*/wave-*"))) == 2
+    assert len(list((out / "_work" / "extract").glob("*/wave-*.done"))) == 2
 
     calls.clear()
     summary = _run(spark, warcs, out, 3)["extract"]
@@ -79,3 +80,75 @@ def test_a_run_killed_between_waves_resumes_and_equals_one_without_waves(spark, 
             frame.drop(columns=["seconds"], errors="ignore")), name
     dups = got["rejects"][got["rejects"].reason == "duplicate_record_id"]
     assert len(dups) == 1 and dups.warc_file.iloc[0] == warcs[6]
+
+
+def test_a_forced_run_or_other_settings_start_afresh(spark, warcs, tmp_path, monkeypatch):
+    real = extract_spark.extract_wide
+    calls: list[list[str]] = []
+    crash = {"at": 3}
+
+    def counted(spark_, files, *args, **kw):
+        calls.append(list(files))
+        if len(calls) == crash["at"]:
+            raise RuntimeError("cluster lost")
+        return real(spark_, files, *args, **kw)
+
+    monkeypatch.setattr(extract_spark, "extract_wide", counted)
+    for out, rerun in ((tmp_path / "forced", {"only": "extract"}), (tmp_path / "other-settings", {})):
+        calls.clear()
+        crash["at"] = 3
+        with pytest.raises(RuntimeError, match="cluster lost"):
+            _run(spark, warcs, out, 3)
+        calls.clear()
+        crash["at"] = 0
+        conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.reader=fastwarc",
+                                             "extract.checkpoint_files=3", "run.progress_every_s=0"]
+                         + ([] if rerun else ["extract.min_text_chars=100000"]))
+        conf["inputs"]["warc_paths"] = warcs
+        summary = Runner(spark, conf, str(out), echo=lambda *_: None).run_pipeline(
+            load_pipeline("main"), **(rerun or {"until": ["extract"]}))["extract"]
+        # --only forces the node from scratch; changed settings get a fresh work folder
+        assert calls == [warcs[:3], warcs[3:6], warcs[6:]], out.name
+        assert "waves_resumed" not in summary["counters"]
+    assert summary["rows"]["documents"] == 0                 # min_text_chars applied to every wave
+
+
+def test_the_spark_submit_entry_resumes_only_with_the_same_settings(spark, warcs, tmp_path, monkeypatch):
+    """``spark-submit jobs/extract.py`` (run_single_job) keeps waves under a fingerprint of its
+    params and inputs too: the cluster relaunch resumes, a changed setting does not."""
+    from crawlplan.dag.runner import run_single_job
+
+    real = extract_spark.extract_wide
+    calls: list[list[str]] = []
+    crash = {"at": 2}
+
+    def counted(spark_, files, *args, **kw):
+        calls.append(list(files))
+        if len(calls) == crash["at"]:
+            raise RuntimeError("executor lost")
+        return real(spark_, files, *args, **kw)
+
+    monkeypatch.setattr(extract_spark, "extract_wide", counted)
+    pipeline = load_pipeline("main")
+    out = tmp_path / "submit-out"
+
+    def job(*extra):
+        conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.reader=fastwarc",
+                                             "extract.checkpoint_files=3", "run.progress_every_s=0", *extra])
+        conf["inputs"]["warc_paths"] = warcs
+        return run_single_job(spark, conf, pipeline.nodes["extract"], [], str(out),
+                              pipeline.external_inputs("extract"), echo=lambda *_: None)
+
+    with pytest.raises(RuntimeError, match="executor lost"):
+        job()
+    calls.clear()
+    crash["at"] = 0
+    assert job()["counters"]["waves_resumed"] == 1 and calls == [warcs[3:6], warcs[6:]]   # the relaunch
+
+    calls.clear()
+    crash["at"] = 2
+    with pytest.raises(RuntimeError, match="executor lost"):
+        job("extract.min_text_chars=100000")
+    calls.clear()
+    crash["at"] = 0
+    assert "waves_resumed" not in job()["counters"] and len(calls) == 3      # other settings: afresh
