@@ -171,6 +171,10 @@ def test_until_with_from_forces_only_the_selected_part(fake):
 
     assert plan_run(fake, {}, until=["numbers"]) == (["numbers"], set())
     assert plan_run(fake, {}, until=["doubled"], start="numbers") == (["numbers", "doubled"], {"numbers", "doubled"})
+    with pytest.raises(ValueError, match="--from doubled: that node is not among the nodes --until selects"):
+        plan_run(fake, {}, until=["numbers"], start="doubled")
+    with pytest.raises(ValueError, match="--only and --until"):
+        plan_run(fake, {}, only="numbers", until=["doubled"])
 
 
 def test_optional_must_name_an_external_input_of_the_node(tmp_path):
