@@ -277,7 +277,7 @@ def run_single_job(spark, conf: dict, node: Node, inputs: list[str], output: str
                        "state": job_state(node.job, params, conf)}, sort_keys=True, default=str)
     # names the work folder a relaunch resumes from: a changed param or input must not reuse it
     fingerprint = "single-job-" + hashlib.sha256(blob.encode()).hexdigest()[:24]
-    ctx = JobContext(spark=spark, node=node.name, params=node_params(node, conf), conf=conf, out_dir=output,
+    ctx = JobContext(spark=spark, node=node.name, params=params, conf=conf, out_dir=output,
                      search_roots=roots, external=ext, optional=frozenset(node.optional),
                      work_dir=work_dir(output, node.name, fingerprint))
     return runner.execute(node, ctx, fingerprint=fingerprint)

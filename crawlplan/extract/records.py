@@ -37,7 +37,7 @@ class ExtractSettings:
                                         "min_text_chars") if k in params}
         for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
             if key in known:
-                known[key] = _number(f"extract.{key}", known[key], integer)
+                known[key] = number_setting(f"extract.{key}", known[key], integer)
         settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")))
         settings.validate(check_packages)
         return settings
@@ -56,7 +56,7 @@ class ExtractSettings:
             if value not in allowed:
                 raise ValueError(f"unknown extract.{key} '{value}'; choose one of {', '.join(allowed)}")
         for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
-            _number(f"extract.{key}", getattr(self, key), integer)
+            number_setting(f"extract.{key}", getattr(self, key), integer)
         if not check_packages:      # a cluster driver need not have the executors' packages
             return
         modules = {"fastwarc": "fastwarc", "resiliparse": "resiliparse", "trafilatura": "trafilatura",
@@ -70,7 +70,7 @@ class ExtractSettings:
         return self.trafilatura if self.extractor == "trafilatura" else {}
 
 
-def _number(name: str, value, integer: bool):
+def number_setting(name: str, value, integer: bool):
     """A count or a limit from YAML or --set: ``1e7`` arrives as a string, ``1000.0`` as a float;
     both are fine where they mean a whole number, and readers get a real int."""
     try:

@@ -71,8 +71,8 @@ def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: Extra
 
     This is the datatrove-style completion marker at a finer grain than the node: when a cluster
     job over thousands of WARC files dies, the relaunch redoes only the unfinished wave. A wave's
-    folder name holds a hash of its file list, so a different listing never reuses it (the
-    runner's fingerprint, which names ``work_dir``, already covers params and code). Returns the
+    name hashes its settings and file list, so other settings or another listing never reuse it
+    (the runner's fingerprint, which names ``work_dir``, covers them too). Returns the
     wide frame read back from all waves, the number of waves and how many were already done.
     """
     import dataclasses

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crawlplan.extract.records import ExtractSettings
+from crawlplan.extract.records import ExtractSettings, number_setting
 from crawlplan.extract.spark import extract_wide, extract_wide_in_waves, split_outputs
 from crawlplan.warc.listing import resolve_inputs
 
@@ -16,9 +16,7 @@ def run(ctx):
         raise ValueError("extract: the input names no WARC files")
     ctx.count("warc_files_listed", len(paths))
     per_task = int(ctx.params.get("files_per_partition", 1))
-    wave_files = int(ctx.params.get("checkpoint_files", 0) or 0)
-    if wave_files < 0:
-        raise ValueError(f"extract.checkpoint_files must be >= 0 (0 = no waves), got {wave_files}")
+    wave_files = number_setting("extract.checkpoint_files", ctx.params.get("checkpoint_files", 0), integer=True)
     if not wave_files or len(paths) <= wave_files:
         return split_outputs(extract_wide(ctx.spark, paths, settings, per_task))
     wide, waves, resumed = extract_wide_in_waves(ctx.spark, paths, settings, wave_files=wave_files,

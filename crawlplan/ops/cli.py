@@ -71,7 +71,8 @@ def cmd_submit(args) -> int:
     from crawlplan.security import redact_args
 
     pipeline, conf = _load(args)
-    cmds = S.commands(S.SubmitSpec.from_conf(conf, args.conf or ""), pipeline)
+    spec = S.SubmitSpec.from_conf(conf, args.conf or "")
+    cmds = S.commands(spec, pipeline)
     if args.only:
         unknown = set(args.only) - set(pipeline.nodes)
         if unknown:
@@ -85,7 +86,6 @@ def cmd_submit(args) -> int:
 
     # before the first cluster job, not after; against the conf the jobs get (--conf and the
     # submit profile: --set values are not passed on to them)
-    spec = S.SubmitSpec.from_conf(conf, args.conf or "")
     check_inputs(pipeline, [n for n, _ in cmds], load_conf(spec.profile, args.conf), verb="submit")
     for i, (name, cmd) in enumerate(cmds, 1):
         print(f"[{i}/{len(cmds)}] {name}: {' '.join(redact_args(cmd))}", flush=True)  # logs keep no secrets
