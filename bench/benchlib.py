@@ -50,7 +50,7 @@ def copies(n: int) -> list[str]:
             d = zlib.decompressobj(31)
             member = d.decompress(data[pos:]) + d.flush()
             pos = len(data) - len(d.unused_data)
-            member = _ID_RE.sub(lambda m: b"WARC-Record-ID: <urn:uuid:%s>" % str(
+            member = _ID_RE.sub(lambda m, ns=ns: b"WARC-Record-ID: <urn:uuid:%s>" % str(
                 uuid.uuid5(ns, m.group(1).decode())).encode(), member, count=1)
             c = zlib.compressobj(6, zlib.DEFLATED, 31)
             parts.append(c.compress(member) + c.flush())

@@ -37,7 +37,9 @@ def vectors(bags, *, norm="l1", max_df=1.0, min_pts=4, tf="log"):
         for p, c in b.items():
             j = index.get(p)
             if j is not None:
-                rows.append(r); cols.append(j); vals.append((math.log2(1 + c) if tf == "log" else 1.0) * idf[j])
+                rows.append(r)
+                cols.append(j)
+                vals.append((math.log2(1 + c) if tf == "log" else 1.0) * idf[j])
     M = sparse.csr_matrix((vals, (rows, cols)), shape=(n, len(vocab))).toarray()
     if norm == "l1":
         s = np.abs(M).sum(axis=1, keepdims=True)
@@ -94,7 +96,7 @@ def cluster(X, how, n_feats, types=None, min_pts=4):
     if how == "knee":
         return dbscan(X, knee_eps(kd))
     if how == "silq":  # eps over K-dist quantiles by silhouette x share^2 (the current guard's scan)
-        best = max(((sil_score(X, l), l) for l in (dbscan(X, float(np.quantile(kd, q)))
+        best = max(((sil_score(X, labels), labels) for labels in (dbscan(X, float(np.quantile(kd, q)))
                     for q in np.arange(0.5, 0.951, 0.05)) ), key=lambda t: t[0])
         return best[1]
     if how == "guard":  # the current default's guard: histogram eps unless it collapses or shatters
@@ -105,7 +107,8 @@ def cluster(X, how, n_feats, types=None, min_pts=4):
         return lab
     if how == "hsel":  # histogram eps and K-dist quantiles as candidates, silhouette x share^2 picks
         cands = [eps_from_histogram(kd, n_feats, min_pts)] + [float(np.quantile(kd, q)) for q in np.arange(0.5, 0.951, 0.05)]
-        return max(((sil_score(X, l), l) for l in (dbscan(X, e) for e in cands)), key=lambda t: t[0])[1]
+        return max(((sil_score(X, labels), labels) for labels in (dbscan(X, e) for e in cands)),
+                   key=lambda t: t[0])[1]
     if how == "hdbscan":
         from sklearn.cluster import HDBSCAN
         return HDBSCAN(min_cluster_size=min_pts, min_samples=min_pts).fit_predict(X)
