@@ -41,35 +41,51 @@ def _run(spark, paths, out, waves: int, **selection):
     return Runner(spark, conf, str(out), echo=lambda *_: None).run_pipeline(load_pipeline("main"), **selection)
 
 
+class CrashingExtract:
+    """Stands in for ``extract_wide`` on the driver: records each wave's files and raises on the
+    ``crash_at``-th wave (0 = never), as a cluster lost while that wave runs."""
+
+    def __init__(self, real):
+        self.real, self.calls, self.crash_at = real, [], 0
+
+    def arm(self, crash_at: int) -> None:
+        self.calls.clear()
+        self.crash_at = crash_at
+
+    def __call__(self, spark_, files, *args, **kw):
+        self.calls.append(list(files))
+        if len(self.calls) == self.crash_at:
+            raise RuntimeError("cluster lost")
+        return self.real(spark_, files, *args, **kw)
+
+
+@pytest.fixture()
+def crashing(monkeypatch):
+    fake = CrashingExtract(extract_spark.extract_wide)
+    monkeypatch.setattr(extract_spark, "extract_wide", fake)
+    return fake
+
+
 def _frames(spark, out):
     return {name: spark.read.parquet(str(out / name)).toPandas().sort_values(
         ["warc_file", "offset"] if name != "warc_files" else ["warc_file"]).reset_index(drop=True)
         for name in ("documents", "rejects", "warc_files")}
 
 
-def test_a_run_killed_between_waves_resumes_and_equals_one_without_waves(spark, warcs, tmp_path, monkeypatch):
+def test_a_run_killed_between_waves_resumes_and_equals_one_without_waves(spark, warcs, tmp_path, crashing):
     _run(spark, warcs, tmp_path / "plain", 0)
     plain = _frames(spark, tmp_path / "plain")
 
-    real = extract_spark.extract_wide
-    calls: list[list[str]] = []
-
-    def dies_on_third_wave(spark_, files, *args, **kw):
-        calls.append(list(files))
-        if len(calls) == 3:
-            raise RuntimeError("cluster lost")
-        return real(spark_, files, *args, **kw)
-
-    monkeypatch.setattr(extract_spark, "extract_wide", dies_on_third_wave)
     out = tmp_path / "waves"
+    crashing.arm(3)
     with pytest.raises(RuntimeError, match="cluster lost"):
         _run(spark, warcs, out, 3)
     assert not (out / "documents").exists()                 # nothing half-written is visible
     assert len(list((out / "_work" / "extract").glob("*/wave-*.done"))) == 2
 
-    calls.clear()
+    crashing.arm(0)
     summary = _run(spark, warcs, out, 3)["extract"]
-    assert calls == [warcs[6:]]                             # only the unfinished wave is read
+    assert crashing.calls == [warcs[6:]]                    # only the unfinished wave is read
     assert summary["counters"]["waves"] == 3 and summary["counters"]["waves_resumed"] == 2
     assert any("resumed" in note for note in summary["notes"])
     assert not (out / "_work" / "extract").exists()         # partial work goes once the outputs are in place
@@ -82,25 +98,12 @@ def test_a_run_killed_between_waves_resumes_and_equals_one_without_waves(spark, 
     assert len(dups) == 1 and dups.warc_file.iloc[0] == warcs[6]
 
 
-def test_a_forced_run_or_other_settings_start_afresh(spark, warcs, tmp_path, monkeypatch):
-    real = extract_spark.extract_wide
-    calls: list[list[str]] = []
-    crash = {"at": 3}
-
-    def counted(spark_, files, *args, **kw):
-        calls.append(list(files))
-        if len(calls) == crash["at"]:
-            raise RuntimeError("cluster lost")
-        return real(spark_, files, *args, **kw)
-
-    monkeypatch.setattr(extract_spark, "extract_wide", counted)
+def test_a_forced_run_or_other_settings_start_afresh(spark, warcs, tmp_path, crashing):
     for out, rerun in ((tmp_path / "forced", {"only": "extract"}), (tmp_path / "other-settings", {})):
-        calls.clear()
-        crash["at"] = 3
+        crashing.arm(3)
         with pytest.raises(RuntimeError, match="cluster lost"):
             _run(spark, warcs, out, 3)
-        calls.clear()
-        crash["at"] = 0
+        crashing.arm(0)
         conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.reader=fastwarc",
                                              "extract.checkpoint_files=3", "run.progress_every_s=0"]
                          + ([] if rerun else ["extract.min_text_chars=100000"]))
@@ -108,27 +111,16 @@ def test_a_forced_run_or_other_settings_start_afresh(spark, warcs, tmp_path, mon
         summary = Runner(spark, conf, str(out), echo=lambda *_: None).run_pipeline(
             load_pipeline("main"), **(rerun or {"until": ["extract"]}))["extract"]
         # --only forces the node from scratch; changed settings get a fresh work folder
-        assert calls == [warcs[:3], warcs[3:6], warcs[6:]], out.name
+        assert crashing.calls == [warcs[:3], warcs[3:6], warcs[6:]], out.name
         assert "waves_resumed" not in summary["counters"]
     assert summary["rows"]["documents"] == 0                 # min_text_chars applied to every wave
 
 
-def test_the_spark_submit_entry_resumes_only_with_the_same_settings(spark, warcs, tmp_path, monkeypatch):
+def test_the_spark_submit_entry_resumes_only_with_the_same_settings(spark, warcs, tmp_path, crashing):
     """``spark-submit jobs/extract.py`` (run_single_job) keeps waves under a fingerprint of its
     params and inputs too: the cluster relaunch resumes, a changed setting does not."""
     from crawlplan.dag.runner import run_single_job
 
-    real = extract_spark.extract_wide
-    calls: list[list[str]] = []
-    crash = {"at": 2}
-
-    def counted(spark_, files, *args, **kw):
-        calls.append(list(files))
-        if len(calls) == crash["at"]:
-            raise RuntimeError("executor lost")
-        return real(spark_, files, *args, **kw)
-
-    monkeypatch.setattr(extract_spark, "extract_wide", counted)
     pipeline = load_pipeline("main")
     out = tmp_path / "submit-out"
 
@@ -139,16 +131,14 @@ def test_the_spark_submit_entry_resumes_only_with_the_same_settings(spark, warcs
         return run_single_job(spark, conf, pipeline.nodes["extract"], [], str(out),
                               pipeline.external_inputs("extract"), echo=lambda *_: None)
 
-    with pytest.raises(RuntimeError, match="executor lost"):
+    crashing.arm(2)
+    with pytest.raises(RuntimeError, match="cluster lost"):
         job()
-    calls.clear()
-    crash["at"] = 0
-    assert job()["counters"]["waves_resumed"] == 1 and calls == [warcs[3:6], warcs[6:]]   # the relaunch
+    crashing.arm(0)
+    assert job()["counters"]["waves_resumed"] == 1 and crashing.calls == [warcs[3:6], warcs[6:]]   # relaunch
 
-    calls.clear()
-    crash["at"] = 2
-    with pytest.raises(RuntimeError, match="executor lost"):
+    crashing.arm(2)
+    with pytest.raises(RuntimeError, match="cluster lost"):
         job("extract.min_text_chars=100000")
-    calls.clear()
-    crash["at"] = 0
-    assert "waves_resumed" not in job()["counters"] and len(calls) == 3      # other settings: afresh
+    crashing.arm(0)
+    assert "waves_resumed" not in job()["counters"] and len(crashing.calls) == 3      # other settings: afresh
