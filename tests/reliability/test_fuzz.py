@@ -170,8 +170,11 @@ def test_rank_correlations_symmetric_bounded_and_monotone_invariant(pairs):
     s, t = R.spearman(x, y), R.kendall_tau(x, y)
     assert math.isclose(s, R.spearman(y, x), abs_tol=1e-9) and math.isclose(t, R.kendall_tau(y, x), abs_tol=1e-9)
     assert -1 - 1e-9 <= s <= 1 + 1e-9 and -1 - 1e-9 <= t <= 1 + 1e-9
-    # a strictly increasing transform of x changes no rank
-    assert math.isclose(R.spearman(np.arctan(x / 1e5), y), s, abs_tol=1e-9)
+    # a strictly increasing transform of x changes no rank. arctan is monotone in floating point
+    # but not always strict (5e-324 / 1e5 underflows to 0), so only samples it keeps apart count
+    tx = np.arctan(x / 1e5)
+    if len(set(tx)) == len(set(x)):
+        assert math.isclose(R.spearman(tx, y), s, abs_tol=1e-9)
     assert math.isclose(R.spearman(x, -y), -s, abs_tol=1e-9)
 
 
