@@ -103,10 +103,15 @@ def marker_path(out_dir: str, node: str) -> str:
     return storage.join(out_dir, "_markers", f"{node}.json")
 
 
+def work_root(out_dir: str, node: str) -> str:
+    """All of a node's partial work, under every fingerprint: dropped when the node is done."""
+    return storage.join(out_dir, "_work", node)
+
+
 def work_dir(out_dir: str, node: str, fingerprint: str) -> str:
     """Where a node keeps partial work (extract's waves) that a relaunch with the same
     fingerprint resumes from; a changed param or input gets a fresh folder."""
-    return storage.join(out_dir, "_work", node, fingerprint)
+    return storage.join(work_root(out_dir, node), fingerprint)
 
 
 def plan_run(pipeline: Pipeline, conf: dict, *, only: str | None = None, start: str | None = None,
@@ -201,7 +206,7 @@ class Runner:
         for i, name in enumerate(order, 1):
             node = pipeline.nodes[name]
             fp = self.fingerprint(pipeline, node, external)
-            partial = storage.join(self.out_dir, "_work", name)
+            partial = work_root(self.out_dir, name)
             if name not in forced and self.is_complete(node, fp):
                 self.echo(f"[{i}/{len(order)}] {name}: up to date, skipped")
                 summary[name] = {"status": "skipped"}
@@ -253,7 +258,7 @@ class Runner:
         }
         storage.write_text(self.spark, marker_path(self.out_dir, node.name), json.dumps(marker, indent=2,
                                                                                          default=str))
-        storage.delete(self.spark, storage.join(self.out_dir, "_work", node.name))   # done: no resuming needed
+        storage.delete(self.spark, work_root(self.out_dir, node.name))   # done: no resuming needed
         counts = ", ".join([f"{k}={v:,}" for k, v in rows.items()] + [f"{k}/ (files)" for k in ctx.files_outputs])
         extra = ", ".join(f"{k}={v:,}" for k, v in ctx.counters.items())
         self.echo(f"    done in {elapsed:.1f}s: {counts}" + (f" | {extra}" if extra else ""))
