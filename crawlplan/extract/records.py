@@ -100,7 +100,7 @@ def _looks_binary(body: bytes) -> bool:
     return controls > 8 and controls > len(head) // 50
 
 
-def _looks_html(body: bytes) -> bool:
+def looks_html(body: bytes) -> bool:
     head = body[:1024].lstrip().lower()
     return head.startswith((b"<!doctype html", b"<html", b"<?xml", b"<head", b"<!--"))
 
@@ -136,7 +136,7 @@ def record_to_row(rec: RawRecord, settings: ExtractSettings) -> dict:
         return _reject(rec, "filter", "empty_payload")
     if _looks_binary(body):
         return _reject(rec, "decode", "binary_payload", rec.content_type)
-    if rec.content_type is None and not _looks_html(body):
+    if rec.content_type is None and not looks_html(body):
         return _reject(rec, "filter", "non_html", "no Content-Type and the body is not HTML")
     host = hosts.host_of(rec.url or "")
     if not host:
@@ -165,6 +165,27 @@ def record_to_row(rec: RawRecord, settings: ExtractSettings) -> dict:
     }
 
 
+def _response_row(rec: RawRecord, settings: ExtractSettings, seen_ids: set[str]) -> dict:
+    """The document or reject row of one response record; ``seen_ids`` catches repeats in a file."""
+    if rec.record_id and rec.record_id in seen_ids:
+        return _reject(rec, "filter", "duplicate_record_id", rec.record_id)
+    if rec.record_id:
+        seen_ids.add(rec.record_id)
+    try:
+        return record_to_row(rec, settings)
+    except Exception as exc:  # a bug for one record must not take the file's others with it
+        return _reject(rec, "extract", "internal_error", f"{type(exc).__name__}: {exc}")
+
+
+def _file_row(path: str, outcome: FileOutcome, responses: int, documents: int, rejected: int) -> dict:
+    return {
+        "kind": "file", "warc_file": path, "file_status": outcome.status, "error": outcome.error,
+        "records": outcome.records, "records_by_type_json": json.dumps(dict(outcome.records_by_type)),
+        "responses": responses, "documents": documents, "rejected": rejected, "bytes": outcome.bytes,
+        "seconds": round(outcome.seconds, 4),
+    }
+
+
 def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
     """Yield ``kind='doc'|'reject'`` rows for every response record, then one ``kind='file'`` row."""
     outcome = FileOutcome(warc_file=path)
@@ -176,15 +197,7 @@ def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
             if rec.record_type != "response":
                 continue
             responses += 1
-            if rec.record_id and rec.record_id in seen_ids:
-                row = _reject(rec, "filter", "duplicate_record_id", rec.record_id)
-            else:
-                if rec.record_id:
-                    seen_ids.add(rec.record_id)
-                try:
-                    row = record_to_row(rec, settings)
-                except Exception as exc:  # a bug for one record must not take the file's others with it
-                    row = _reject(rec, "extract", "internal_error", f"{type(exc).__name__}: {exc}")
+            row = _response_row(rec, settings, seen_ids)
             if row["kind"] == "doc":
                 documents += 1
             else:
@@ -197,9 +210,37 @@ def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
         yield {"kind": "reject", "warc_file": path, "offset": None, "record_id": None, "url": None,
                "stage": "read", "reason": "missing_file" if outcome.status == "missing" else "read_error",
                "detail": outcome.error}
-    yield {
-        "kind": "file", "warc_file": path, "file_status": outcome.status, "error": outcome.error,
-        "records": outcome.records, "records_by_type_json": json.dumps(dict(outcome.records_by_type)),
-        "responses": responses, "documents": documents, "rejected": rejected, "bytes": outcome.bytes,
-        "seconds": round(outcome.seconds, 4),
-    }
+    yield _file_row(path, outcome, responses, documents, rejected)
+
+
+def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int = 0) -> Iterator[dict]:
+    """The sampled twin of :func:`process_warc_file`: only the records at ``ranges`` (dicts with
+    ``offset``, ``length``, ``url`` from the columnar index) are read, by byte range, and each
+    yields one document or one reject, with the same rows a full read gives for that record.
+    A range that yields no response record (unreadable, not a record, another URL than the
+    index says) is a ``read`` reject, so every selected capture is accounted for."""
+    from crawlplan.warc.ranges import RecordRange, iter_ranges
+
+    outcome = FileOutcome(warc_file=path)
+    wanted = [RecordRange(int(r["offset"]), int(r["length"]), r.get("url")) for r in ranges]
+    responses = documents = rejected = 0
+    seen_ids: set[str] = set()
+    for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, max_payload_bytes=settings.max_payload_bytes,
+                              read_payload=_is_html_candidate, reader=settings.reader):
+        rec = result.record
+        if rec is not None and rec.record_type != "response":
+            result.error, result.detail = "not_a_response", f"WARC-Type {rec.record_type} at this offset"
+        if result.error:
+            rejected += 1
+            yield {"kind": "reject", "warc_file": path, "offset": result.range.offset,
+                   "record_id": rec.record_id if rec is not None else None, "url": result.range.url, "stage": "read",
+                   "reason": result.error, "detail": (result.detail or "")[:500] or None}
+            continue
+        responses += 1
+        row = _response_row(rec, settings, seen_ids)
+        if row["kind"] == "doc":
+            documents += 1
+        else:
+            rejected += 1
+        yield row
+    yield _file_row(path, outcome, responses, documents, rejected)

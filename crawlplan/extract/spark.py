@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
-from crawlplan.extract.records import ExtractSettings, process_warc_file
+from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
 
 _WIDE_COLUMNS = [
     ("kind", T.StringType()), ("warc_file", T.StringType()), ("offset", T.LongType()),
@@ -62,6 +62,37 @@ def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSetting
     listing = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=slices)
     files = spark.createDataFrame(listing, "warc_file string")
     return files.mapInArrow(_extract_partition(settings), WIDE_SCHEMA)
+
+
+def _extract_ranges_partition(settings: ExtractSettings, base: str, index_root: str, max_gap: int):
+    from crawlplan.warc.listing import resolve_entry
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        buffer: list[dict] = []
+        for batch in batches:
+            for name, ranges in zip(batch.column("warc_filename").to_pylist(), batch.column("ranges").to_pylist()):
+                path = resolve_entry(name, base, index_root)
+                for row in process_warc_ranges(path, ranges, settings, max_gap):
+                    buffer.append(row)
+                    if len(buffer) >= _BATCH_ROWS:
+                        yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+                        buffer = []
+        if buffer:
+            yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+
+    return run
+
+
+def extract_sampled_wide(files: DataFrame, settings: ExtractSettings, *, base: str, index_root: str,
+                         max_gap: int = 0, files_per_partition: int = 1) -> DataFrame:
+    """The wide frame of ``extract_wide`` for the selected records only: ``files`` has one row per
+    WARC file (``warc_filename`` as the index names it, ``ranges``: offset, length, url), each
+    file's records fetched by byte range in one task. Relative names resolve against ``base``
+    (``s3://commoncrawl/``), else against the index's folder and its parents (a local copy)."""
+    n = files.count()
+    slices = max(1, math.ceil(n / max(1, files_per_partition)))
+    spread = files.repartition(slices, "warc_filename") if n else files
+    return spread.mapInArrow(_extract_ranges_partition(settings, base, index_root, max_gap), WIDE_SCHEMA)
 
 
 def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: ExtractSettings, *,
