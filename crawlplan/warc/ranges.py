@@ -37,8 +37,8 @@ class Block:
 
 
 def merge_ranges(ranges: list[RecordRange], max_gap: int = 0) -> list[Block]:
-    """Sorted, de-duplicated ranges grouped into blocks whose members lie at most ``max_gap``
-    bytes apart."""
+    """Sorted ranges grouped into blocks whose members lie at most ``max_gap`` bytes apart
+    (a repeated offset and empty ranges are left out; :func:`iter_ranges` rejects them)."""
     blocks: list[Block] = []
     seen: set[int] = set()
     for r in sorted(ranges, key=lambda r: (r.offset, r.length)):
@@ -84,7 +84,7 @@ class RangeResult:
     """One selected range: the record parsed from it, or why there is none."""
     range: RecordRange
     record: RawRecord | None
-    error: str | None = None        # range_read_error | not_a_record | index_mismatch
+    error: str | None = None        # range_read_error | not_a_record | index_mismatch | bad_range
     detail: str | None = None
 
 
@@ -110,8 +110,17 @@ def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, m
     """One :class:`RangeResult` per distinct selected range of ``path``, in offset order; the file's
     accounting (bytes read, records parsed, status) goes into ``outcome``."""
     started = time.time()
+    clean: list[RecordRange] = []
+    seen: set[int] = set()
+    for r in ranges:        # an index listing one capture twice, or a nonsense range: a reject, never lost
+        if r.offset in seen or r.length <= 0 or r.offset < 0:
+            yield RangeResult(r, None, "bad_range", "offset listed twice" if r.offset in seen else
+                              f"offset {r.offset}, length {r.length}")
+            continue
+        seen.add(r.offset)
+        clean.append(r)
     try:
-        for block in merge_ranges(ranges, max_gap):
+        for block in merge_ranges(clean, max_gap):
             try:
                 data = read_byte_range(path, block.start, block.end - block.start)
             except FileNotFoundError as exc:
