@@ -118,7 +118,8 @@ def html_captures(index: DataFrame) -> Column:
 
 
 def select_sample(index: DataFrame, settings: SampleSettings) -> tuple[DataFrame, DataFrame]:
-    """(selected captures: surt_host_name, url, warc_filename, offset, length; per-host population:
+    """(selected captures: surt_host_name, url, warc_filename, offset, length, draw_rank (1..k, the
+    host's draw order: the first j rows are the draw for k = j); per-host population:
     surt_host_name, crawl, captures, html_captures, selected)."""
     keyed = index.withColumn("surt_host_name", host_key(F.col("url_host_name")))
     html = keyed.where(html_captures(keyed)).withColumn("_stratum", _stratum(settings)).withColumn(
@@ -133,7 +134,7 @@ def select_sample(index: DataFrame, settings: SampleSettings) -> tuple[DataFrame
     ranked = html.withColumn("_rank", F.row_number().over(Window.partitionBy("surt_host_name").orderBy(*order_key)))
     selected = ranked.where(F.col("_rank") <= settings.k).select(
         "surt_host_name", "url", "warc_filename", F.col("warc_record_offset").cast("long").alias("offset"),
-        F.col("warc_record_length").cast("long").alias("length"))
+        F.col("warc_record_length").cast("long").alias("length"), F.col("_rank").alias("draw_rank"))
     population = keyed.groupBy("surt_host_name").agg(
         F.first("crawl").alias("crawl"), F.count(F.lit(1)).alias("captures"),
         F.sum(html_captures(keyed).cast("long")).alias("html_captures"))
