@@ -73,7 +73,7 @@ def main() -> int:
         conf["inputs"]["warc_base"] = base
         out = tempfile.mkdtemp(prefix="bench-sampled-", dir=RESULTS)
         before, t0 = cpu_seconds_by_process(), time.perf_counter()
-        summary = Runner(spark, conf, out, echo=lambda *_: None).run_pipeline(pipeline, until=["extract"])
+        Runner(spark, conf, out, echo=lambda *_: None).run_pipeline(pipeline, until=["extract"])
         wall, after = time.perf_counter() - t0, cpu_seconds_by_process()
         files = spark.read.parquet(os.path.join(out, "warc_files")).selectExpr(
             "sum(bytes) b", "sum(records) r", "sum(documents) d", "sum(rejected) x").first()

@@ -11,7 +11,14 @@ from __future__ import annotations
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
 
-from crawlplan.ccindex.sample import SampleSettings, extract_mode, host_key, ranges_by_file, read_cc_index, select_sample
+from crawlplan.ccindex.sample import (
+    SampleSettings,
+    extract_mode,
+    host_key,
+    ranges_by_file,
+    read_cc_index,
+    select_sample,
+)
 from crawlplan.extract.records import ExtractSettings, number_setting
 from crawlplan.extract.spark import extract_sampled_wide, extract_wide, extract_wide_in_waves, split_outputs
 from crawlplan.warc.listing import resolve_inputs
