@@ -177,8 +177,16 @@ def _response_row(rec: RawRecord, settings: ExtractSettings, seen_ids: set[str])
         return _reject(rec, "extract", "internal_error", f"{type(exc).__name__}: {exc}")
 
 
-def _file_row(path: str, outcome: FileOutcome, responses: int, documents: int, rejected: int) -> dict:
-    return {
+def _with_file_row(path: str, outcome: FileOutcome, rows: Iterator[dict]) -> Iterator[dict]:
+    """``rows`` (documents and rejects; ``_response`` marks those of response records), then the
+    file's own row with their counts."""
+    responses = documents = rejected = 0
+    for row in rows:
+        responses += row.pop("_response", False)
+        documents += row["kind"] == "doc"
+        rejected += row["kind"] != "doc"
+        yield row
+    yield {
         "kind": "file", "warc_file": path, "file_status": outcome.status, "error": outcome.error,
         "records": outcome.records, "records_by_type_json": json.dumps(dict(outcome.records_by_type)),
         "responses": responses, "documents": documents, "rejected": rejected, "bytes": outcome.bytes,
@@ -189,28 +197,22 @@ def _file_row(path: str, outcome: FileOutcome, responses: int, documents: int, r
 def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
     """Yield ``kind='doc'|'reject'`` rows for every response record, then one ``kind='file'`` row."""
     outcome = FileOutcome(warc_file=path)
-    responses = documents = rejected = 0
+    return _with_file_row(path, outcome, _file_records(path, settings, outcome))
+
+
+def _file_records(path: str, settings: ExtractSettings, outcome: FileOutcome) -> Iterator[dict]:
     seen_ids: set[str] = set()
     try:
         for rec in iter_records(path, outcome, max_payload_bytes=settings.max_payload_bytes,
                                 read_payload=_is_html_candidate, reader=settings.reader):
-            if rec.record_type != "response":
-                continue
-            responses += 1
-            row = _response_row(rec, settings, seen_ids)
-            if row["kind"] == "doc":
-                documents += 1
-            else:
-                rejected += 1
-            yield row
+            if rec.record_type == "response":
+                yield {**_response_row(rec, settings, seen_ids), "_response": True}
     except Exception as exc:  # defensive: the reader already turns faults into values
         outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
     if outcome.status in ("missing", "corrupt") and outcome.records == 0:
-        rejected += 1
         yield {"kind": "reject", "warc_file": path, "offset": None, "record_id": None, "url": None,
                "stage": "read", "reason": "missing_file" if outcome.status == "missing" else "read_error",
                "detail": outcome.error}
-    yield _file_row(path, outcome, responses, documents, rejected)
 
 
 def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int = 0) -> Iterator[dict]:
@@ -219,11 +221,15 @@ def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings
     yields one document or one reject, with the same rows a full read gives for that record.
     A range that yields no response record (unreadable, not a record, another URL than the
     index says) is a ``read`` reject, so every selected capture is accounted for."""
+    outcome = FileOutcome(warc_file=path)
+    return _with_file_row(path, outcome, _range_records(path, ranges, settings, max_gap, outcome))
+
+
+def _range_records(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int,
+                   outcome: FileOutcome) -> Iterator[dict]:
     from crawlplan.warc.ranges import RecordRange, iter_ranges
 
-    outcome = FileOutcome(warc_file=path)
     wanted = [RecordRange(int(r["offset"]), int(r["length"]), r.get("url")) for r in ranges]
-    responses = documents = rejected = 0
     seen_ids: set[str] = set()
     for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, max_payload_bytes=settings.max_payload_bytes,
                               read_payload=_is_html_candidate, reader=settings.reader):
@@ -231,16 +237,8 @@ def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings
         if rec is not None and rec.record_type != "response":
             result.error, result.detail = "not_a_response", f"WARC-Type {rec.record_type} at this offset"
         if result.error:
-            rejected += 1
             yield {"kind": "reject", "warc_file": path, "offset": result.range.offset,
                    "record_id": rec.record_id if rec is not None else None, "url": result.range.url, "stage": "read",
                    "reason": result.error, "detail": (result.detail or "")[:500] or None}
-            continue
-        responses += 1
-        row = _response_row(rec, settings, seen_ids)
-        if row["kind"] == "doc":
-            documents += 1
         else:
-            rejected += 1
-        yield row
-    yield _file_row(path, outcome, responses, documents, rejected)
+            yield {**_response_row(rec, settings, seen_ids), "_response": True}

@@ -39,18 +39,21 @@ ARROW_SCHEMA = pa.schema([(n, _ARROW_TYPES[type(t)]) for n, t in _WIDE_COLUMNS])
 _BATCH_ROWS = 256
 
 
+def _batched(rows: Iterator[dict]) -> Iterator[pa.RecordBatch]:
+    buffer: list[dict] = []
+    for row in rows:
+        buffer.append(row)
+        if len(buffer) >= _BATCH_ROWS:
+            yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+            buffer = []
+    if buffer:
+        yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+
+
 def _extract_partition(settings: ExtractSettings):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        buffer: list[dict] = []
-        for batch in batches:
-            for path in batch.column("warc_file").to_pylist():
-                for row in process_warc_file(path, settings):
-                    buffer.append(row)
-                    if len(buffer) >= _BATCH_ROWS:
-                        yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
-                        buffer = []
-        if buffer:
-            yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+        yield from _batched(row for batch in batches for path in batch.column("warc_file").to_pylist()
+                            for row in process_warc_file(path, settings))
 
     return run
 
@@ -67,20 +70,12 @@ def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSetting
 def _extract_ranges_partition(settings: ExtractSettings, base: str, index_root: str, max_gap: int):
     from crawlplan.warc.listing import resolve_entry
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        buffer: list[dict] = []
+    def rows(batches: Iterator[pa.RecordBatch]) -> Iterator[dict]:
         for batch in batches:
             for name, ranges in zip(batch.column("warc_filename").to_pylist(), batch.column("ranges").to_pylist()):
-                path = resolve_entry(name, base, index_root)
-                for row in process_warc_ranges(path, ranges, settings, max_gap):
-                    buffer.append(row)
-                    if len(buffer) >= _BATCH_ROWS:
-                        yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
-                        buffer = []
-        if buffer:
-            yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+                yield from process_warc_ranges(resolve_entry(name, base, index_root), ranges, settings, max_gap)
 
-    return run
+    return lambda batches: _batched(rows(batches))
 
 
 def extract_sampled_wide(files: DataFrame, settings: ExtractSettings, *, base: str, index_root: str,
