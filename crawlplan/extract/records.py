@@ -17,8 +17,11 @@ from crawlplan.extract.decode import decode_html
 from crawlplan.extract.language import detect_language
 from crawlplan.extract.text import ExtractionTimeout, extract_text, trafilatura_options
 from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records
+from crawlplan.warc.remote import RetryPolicy
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
+# a file that gave no record at all still leaves one reject row saying why
+FILE_REJECT_REASONS = {"missing": "missing_file", "corrupt": "read_error", "unreachable": "unreachable_file"}
 
 
 @dataclass
@@ -30,15 +33,17 @@ class ExtractSettings:
     timeout_s: float = 30.0
     min_text_chars: int = 1
     trafilatura: dict = field(default_factory=lambda: {"favor_precision": True, "include_comments": False})
+    remote: RetryPolicy = field(default_factory=RetryPolicy)   # conf section ``remote``: retries for http(s)/S3
 
     @classmethod
-    def from_params(cls, params: dict, check_packages: bool = True) -> ExtractSettings:
+    def from_params(cls, params: dict, check_packages: bool = True, remote: dict | None = None) -> ExtractSettings:
         known = {k: params[k] for k in ("reader", "extractor", "language_id", "max_payload_bytes", "timeout_s",
                                         "min_text_chars") if k in params}
         for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
             if key in known:
                 known[key] = number_setting(f"extract.{key}", known[key], integer)
-        settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")))
+        settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")),
+                       remote=RetryPolicy.from_conf(remote))
         settings.validate(check_packages)
         return settings
 
@@ -172,7 +177,7 @@ def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
     seen_ids: set[str] = set()
     try:
         for rec in iter_records(path, outcome, max_payload_bytes=settings.max_payload_bytes,
-                                read_payload=_is_html_candidate, reader=settings.reader):
+                                read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote):
             if rec.record_type != "response":
                 continue
             responses += 1
@@ -192,14 +197,13 @@ def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
             yield row
     except Exception as exc:  # defensive: the reader already turns faults into values
         outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
-    if outcome.status in ("missing", "corrupt") and outcome.records == 0:
+    if outcome.status in FILE_REJECT_REASONS and outcome.records == 0:
         rejected += 1
         yield {"kind": "reject", "warc_file": path, "offset": None, "record_id": None, "url": None,
-               "stage": "read", "reason": "missing_file" if outcome.status == "missing" else "read_error",
-               "detail": outcome.error}
+               "stage": "read", "reason": FILE_REJECT_REASONS[outcome.status], "detail": outcome.error}
     yield {
         "kind": "file", "warc_file": path, "file_status": outcome.status, "error": outcome.error,
         "records": outcome.records, "records_by_type_json": json.dumps(dict(outcome.records_by_type)),
         "responses": responses, "documents": documents, "rejected": rejected, "bytes": outcome.bytes,
-        "seconds": round(outcome.seconds, 4),
+        "seconds": round(outcome.seconds, 4), "attempts": outcome.attempts, "last_error": outcome.last_error,
     }
