@@ -119,13 +119,13 @@ class _Attempts:
         if self.deadline is None:
             self.deadline = now + self.policy.max_retry_s
         if self.requests >= self.policy.max_attempts:
-            return f"{self.requests} attempts"
+            return f"after {self.requests} attempts"
         ceiling = min(self.policy.backoff_max_s, self.policy.backoff_s * 2 ** (self.requests - 1))
         wait = random.uniform(0, ceiling)                        # full jitter: retries do not march in step
         if exc.retry_after is not None:
             wait = max(wait, exc.retry_after)                    # never sooner than the server asked
         if now + wait > self.deadline:
-            return f"{self.requests} attempts; retrying for {self.policy.max_retry_s:g} s more was not allowed"
+            return f"after {self.requests} attempts; waiting {wait:.3g} s more would pass max_retry_s={self.policy.max_retry_s:g}"
         time.sleep(wait)
         return None
 
@@ -246,7 +246,7 @@ class RemoteStream:
                 self._drop_body()
                 why = self._tries.failed(exc, self._net)
                 if why:
-                    self.failure = f"read stopped at byte {self._net:,} after {why}: {self._tries.last_error}"
+                    self.failure = f"read stopped at byte {self._net:,} ({why}): {self._tries.last_error}"
                 continue
             self._net += len(data)
             if self._kept is not None:
@@ -285,7 +285,7 @@ class RemoteStream:
                 if not why:
                     continue
                 if not first or self._net > self.start:
-                    self.failure = f"read stopped at byte {self._net:,} after {why}: {self._tries.last_error}"
+                    self.failure = f"read stopped at byte {self._net:,} ({why}): {self._tries.last_error}"
                     return
                 kind = NotFound if isinstance(exc, Gone) else Unreachable
                 raise kind(f"{self.path}: {self._tries.last_error} ({why})", attempts=self._tries.requests,

@@ -206,6 +206,8 @@ def s3_client(policy):
             config = Config(retries={"total_max_attempts": 1}, connect_timeout=policy.connect_timeout_s,
                             read_timeout=policy.read_timeout_s, max_pool_connections=policy.pool_connections,
                             user_agent_extra="crawlplan",
+                            # S3-compatible stores (MinIO, Ceph) address buckets by path, not by host name
+                            s3={"addressing_style": "path"} if policy.s3_endpoint else None,
                             **({"signature_version": UNSIGNED} if policy.s3_unsigned else {}))
             client = boto3.session.Session().client("s3", endpoint_url=policy.s3_endpoint or None, config=config)
             _S3_CLIENTS[key] = client
