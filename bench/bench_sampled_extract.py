@@ -9,7 +9,7 @@ Side by side in one run, on the demo crawl (its cc_index) and on the real WARC f
 and records parsed (``warc_files``), CPU seconds per process class, wall time, and the selected
 records' own bytes (their index lengths). Then the demo's sampled run once more with the WARC
 files served over loopback HTTP (``inputs.warc_base=http://127.0.0.1:PORT/``), and a range-read
-micro-benchmark: every selected range read by ``read_byte_range`` from the local file and over
+micro-benchmark: every selected range read by ``remote.read_range`` from the local file and over
 loopback HTTP. Also the share of all pages k = 5 and k = 10 read, from the page counts per host
 of the demo host index (``fetch_200``) and of the calibrated population. JSON in
 bench/results/sampled_extract.json.
@@ -83,7 +83,7 @@ def main() -> int:
     from crawlplan.policies.population import CalibratedParams, calibrated_population
     from crawlplan.policies.sample_quality import read_share
     from crawlplan.warc.listing import resolve_entry
-    from crawlplan.warc.ranges import read_byte_range
+    from crawlplan.warc.remote import read_range
     from crawlplan.warc.serve import serve_folder
 
     _, spark = spark_session(2)
@@ -156,7 +156,7 @@ def main() -> int:
                 got = 0
                 for row in sel.itertuples():
                     path = prefix + row.warc_filename if prefix else resolve_entry(row.warc_filename, base, root)
-                    got += len(read_byte_range(path, int(row.offset), int(row.length)))
+                    got += len(read_range(path, int(row.offset), int(row.length)))
                 timings[label] = {"seconds": round(time.perf_counter() - t0, 4), "bytes": got}
             summary["range_reads"] = {**timings, "http_over_local": round(timings["http"]["seconds"]
                                                                           / timings["local"]["seconds"], 2),

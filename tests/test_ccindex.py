@@ -15,7 +15,8 @@ from warcio.warcwriter import WARCWriter
 from crawlplan import hosts
 from crawlplan.ccindex.build import build_index, iter_index_rows
 from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
-from crawlplan.warc.ranges import RecordRange, merge_ranges, parse_member, read_byte_range
+from crawlplan.warc.ranges import parse_member
+from crawlplan.warc.remote import read_range
 
 CRAWL_PATH = "crawl-data/CC-MAIN-2025-13/segments/1741234567890.12/warc/CC-MAIN-20250315-00000.warc.gz"
 SITES = {"www.alpha.example": 7, "beta.example": 2, "gamma.example.org": 4}
@@ -67,7 +68,7 @@ def test_index_rows_point_at_their_records(tiny_crawl):
     assert {(r["crawl"], r["subset"]) for r in rows} == {("CC-MAIN-2025-13", "warc")}
     for row in rows:
         assert row["warc_filename"] == CRAWL_PATH             # relative, as Common Crawl's are
-        data = read_byte_range(str(root / row["warc_filename"]), row["warc_record_offset"], row["warc_record_length"])
+        data = read_range(str(root / row["warc_filename"]), row["warc_record_offset"], row["warc_record_length"])
         rec, outcome = parse_member(data, CRAWL_PATH, row["warc_record_offset"], max_payload_bytes=10**6,
                                     read_payload=None)
         assert rec is not None and rec.record_type == "response" and rec.url == row["url"]
@@ -80,12 +81,6 @@ def test_index_rows_point_at_their_records(tiny_crawl):
     assert by_url["https://www.alpha.example/p0.html"]["url_surtkey"] == "example,alpha)/p0.html"
 
 
-def test_neighbouring_ranges_merge_only_within_the_gap():
-    ranges = [RecordRange(100, 50), RecordRange(0, 40), RecordRange(150, 10), RecordRange(400, 20), RecordRange(100, 50)]
-    assert [(b.start, b.end, len(b.ranges)) for b in merge_ranges(ranges, 0)] == [(0, 40, 1), (100, 160, 2), (400, 420, 1)]
-    assert [(b.start, b.end) for b in merge_ranges(ranges, 60)] == [(0, 160), (400, 420)]
-
-
 def test_a_range_over_loopback_http_equals_the_local_bytes(tiny_crawl):
     from crawlplan.warc.serve import serve_folder
 
@@ -93,11 +88,11 @@ def test_a_range_over_loopback_http_equals_the_local_bytes(tiny_crawl):
     row = next(r for r in iter_index_rows(str(index)) if r["url"].endswith("p3.html"))
     server, base = serve_folder(str(root))
     try:
-        remote = read_byte_range(base + CRAWL_PATH, row["warc_record_offset"], row["warc_record_length"])
+        remote = read_range(base + CRAWL_PATH, row["warc_record_offset"], row["warc_record_length"])
     finally:
         server.shutdown()
         server.server_close()
-    assert remote == read_byte_range(str(root / CRAWL_PATH), row["warc_record_offset"], row["warc_record_length"])
+    assert remote == read_range(str(root / CRAWL_PATH), row["warc_record_offset"], row["warc_record_length"])
 
 
 def test_sampled_rows_equal_full_rows_for_the_same_records_and_bad_ranges_are_rejects(tiny_crawl):
@@ -105,22 +100,23 @@ def test_sampled_rows_equal_full_rows_for_the_same_records_and_bad_ranges_are_re
     settings = ExtractSettings(extractor="resiliparse", language_id="none")
     path = str(root / CRAWL_PATH)
     full = {r["offset"]: r for r in process_warc_file(path, settings) if r["kind"] != "file"}
-    rows = [r for r in iter_index_rows(str(index)) if r["fetch_status"] == 200][:5]
-    wanted = [{"offset": r["warc_record_offset"], "length": r["warc_record_length"], "url": r["url"]} for r in rows]
+    rows = [r for r in iter_index_rows(str(index)) if r["fetch_status"] == 200][:7]
+    wanted = [{"offset": r["warc_record_offset"], "length": r["warc_record_length"], "url": r["url"]} for r in rows[:5]]
     wanted[4]["url"] = "https://stale.example/"              # the index names another URL than the record
-    wanted.append({"offset": rows[0]["warc_record_offset"] + 7, "length": 100, "url": "https://x.example/"})
+    wanted.append({"offset": rows[6]["warc_record_offset"] + 7, "length": 100, "url": "https://x.example/"})
     wanted.append(dict(wanted[0]))                           # listed twice
+    wanted.append({"offset": wanted[1]["offset"] + 5, "length": 10, "url": None})   # inside another range
     out = list(process_warc_ranges(path, wanted, settings, max_gap=10_000))
     records = {r["offset"]: r for r in out if r["kind"] != "file"}
     for w in wanted[:4]:
         assert records[w["offset"]] == full[w["offset"]]     # same record id, text, or reject reason
     assert records[wanted[4]["offset"]]["reason"] == "index_mismatch"
     assert records[wanted[5]["offset"]]["reason"] == "not_a_record"
-    assert [r["reason"] for r in out if r.get("reason") == "bad_range"] == ["bad_range"]
+    assert [r["reason"] for r in out if r.get("reason") == "bad_range"] == ["bad_range"] * 2
     (file_row,) = [r for r in out if r["kind"] == "file"]
-    assert file_row["documents"] + file_row["rejected"] == len(out) - 1 == 7
+    assert file_row["documents"] + file_row["rejected"] == len(out) - 1 == 8
     # one merged block: the bytes read span the selected records and the gaps between them
-    span = max(w["offset"] + w["length"] for w in wanted[:5]) - min(w["offset"] for w in wanted[:5])
+    span = max(w["offset"] + w["length"] for w in wanted[:6]) - min(w["offset"] for w in wanted[:6])
     assert file_row["bytes"] == span
 
 

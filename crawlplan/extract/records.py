@@ -17,8 +17,11 @@ from crawlplan.extract.decode import decode_html
 from crawlplan.extract.language import detect_language
 from crawlplan.extract.text import ExtractionTimeout, extract_text, trafilatura_options
 from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records
+from crawlplan.warc.remote import RetryPolicy
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
+# a file that gave no record at all still leaves one reject row saying why
+FILE_REJECT_REASONS = {"missing": "missing_file", "corrupt": "read_error", "unreachable": "unreachable_file"}
 
 
 @dataclass
@@ -30,15 +33,17 @@ class ExtractSettings:
     timeout_s: float = 30.0
     min_text_chars: int = 1
     trafilatura: dict = field(default_factory=lambda: {"favor_precision": True, "include_comments": False})
+    remote: RetryPolicy = field(default_factory=RetryPolicy)   # conf section ``remote``: retries for http(s)/S3
 
     @classmethod
-    def from_params(cls, params: dict, check_packages: bool = True) -> ExtractSettings:
+    def from_params(cls, params: dict, check_packages: bool = True, remote: dict | None = None) -> ExtractSettings:
         known = {k: params[k] for k in ("reader", "extractor", "language_id", "max_payload_bytes", "timeout_s",
                                         "min_text_chars") if k in params}
         for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
             if key in known:
                 known[key] = number_setting(f"extract.{key}", known[key], integer)
-        settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")))
+        settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")),
+                       remote=RetryPolicy.from_conf(remote))
         settings.validate(check_packages)
         return settings
 
@@ -190,7 +195,7 @@ def _with_file_row(path: str, outcome: FileOutcome, rows: Iterator[dict]) -> Ite
         "kind": "file", "warc_file": path, "file_status": outcome.status, "error": outcome.error,
         "records": outcome.records, "records_by_type_json": json.dumps(dict(outcome.records_by_type)),
         "responses": responses, "documents": documents, "rejected": rejected, "bytes": outcome.bytes,
-        "seconds": round(outcome.seconds, 4),
+        "seconds": round(outcome.seconds, 4), "attempts": outcome.attempts, "last_error": outcome.last_error,
     }
 
 
@@ -204,15 +209,14 @@ def _file_records(path: str, settings: ExtractSettings, outcome: FileOutcome) ->
     seen_ids: set[str] = set()
     try:
         for rec in iter_records(path, outcome, max_payload_bytes=settings.max_payload_bytes,
-                                read_payload=_is_html_candidate, reader=settings.reader):
+                                read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote):
             if rec.record_type == "response":
                 yield {**_response_row(rec, settings, seen_ids), "_response": True}
     except Exception as exc:  # defensive: the reader already turns faults into values
         outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
-    if outcome.status in ("missing", "corrupt") and outcome.records == 0:
+    if outcome.status in FILE_REJECT_REASONS and outcome.records == 0:
         yield {"kind": "reject", "warc_file": path, "offset": None, "record_id": None, "url": None,
-               "stage": "read", "reason": "missing_file" if outcome.status == "missing" else "read_error",
-               "detail": outcome.error}
+               "stage": "read", "reason": FILE_REJECT_REASONS[outcome.status], "detail": outcome.error}
 
 
 def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int = 0) -> Iterator[dict]:
@@ -232,7 +236,7 @@ def _range_records(path: str, ranges: list[dict], settings: ExtractSettings, max
     wanted = [RecordRange(int(r["offset"]), int(r["length"]), r.get("url")) for r in ranges]
     seen_ids: set[str] = set()
     for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, max_payload_bytes=settings.max_payload_bytes,
-                              read_payload=_is_html_candidate, reader=settings.reader):
+                              read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote):
         rec = result.record
         if rec is not None and rec.record_type != "response":
             result.error, result.detail = "not_a_response", f"WARC-Type {rec.record_type} at this offset"

@@ -30,7 +30,8 @@ _WIDE_COLUMNS = [
     ("reason", T.StringType()), ("detail", T.StringType()), ("file_status", T.StringType()),
     ("error", T.StringType()), ("records", T.LongType()), ("records_by_type_json", T.StringType()),
     ("responses", T.LongType()), ("documents", T.LongType()), ("rejected", T.LongType()),
-    ("bytes", T.LongType()), ("seconds", T.DoubleType()),
+    ("bytes", T.LongType()), ("seconds", T.DoubleType()), ("attempts", T.IntegerType()),
+    ("last_error", T.StringType()),
 ]
 WIDE_SCHEMA = T.StructType([T.StructField(n, t, True) for n, t in _WIDE_COLUMNS])
 _ARROW_TYPES = {T.StringType: pa.string(), T.LongType: pa.int64(), T.IntegerType: pa.int32(),
@@ -144,6 +145,20 @@ def cross_file_duplicates(docs: DataFrame) -> DataFrame:
         F.lit("duplicate_record_id").alias("reason"), F.concat(F.lit("first kept: "), "_first").alias("detail"))
 
 
+DOC_COLUMNS = ["record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
+               "warc_file", "offset", "fetch_time", "status", "content_type", "charset", "language",
+               "language_confidence", "text", "text_length", "extractor"]
+REJECT_COLUMNS = ["warc_file", "offset", "record_id", "url", "stage", "reason", "detail"]
+
+
+def file_rows(wide: DataFrame) -> DataFrame:
+    """The wide frame's file rows in the ``warc_files`` shape, counts before cross-file dedupe."""
+    return wide.where(F.col("kind") == "file").select(
+        "warc_file", F.col("file_status").alias("status"), "error", "records",
+        F.from_json("records_by_type_json", T.MapType(T.StringType(), T.LongType())).alias("records_by_type"),
+        "responses", "documents", "rejected", "bytes", "seconds", "attempts", "last_error")
+
+
 def split_outputs(wide: DataFrame) -> dict[str, DataFrame]:
     """The wide frame -> ``documents``, ``rejects``, ``warc_files`` in their schemas' shapes."""
     wide = wide.persist(StorageLevel.MEMORY_AND_DISK)
@@ -154,17 +169,16 @@ def split_outputs(wide: DataFrame) -> dict[str, DataFrame]:
     # the anti-join below, so the documents' text is never shuffled (a sort-merge join would move
     # every document across the cluster); a large set still gets the sort-merge join.
     dups.count()
-    documents = all_docs.join(dups.select("warc_file", "offset"), ["warc_file", "offset"], "left_anti").select(
-        "record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
-        "warc_file", "offset", "fetch_time", "status", "content_type", "charset", "language",
-        "language_confidence", "text", "text_length", "extractor")
-    rejects = wide.where(F.col("kind") == "reject").select(
-        "warc_file", "offset", "record_id", "url", "stage", "reason", "detail").unionByName(dups)
+    return assemble_outputs(all_docs, wide.where(F.col("kind") == "reject"), file_rows(wide), dups)
+
+
+def assemble_outputs(docs: DataFrame, rejects: DataFrame, files: DataFrame, dups: DataFrame) -> dict[str, DataFrame]:
+    """Documents, rejects and file rows, with ``dups`` (from :func:`cross_file_duplicates` over
+    ``docs``) moved from documents to rejects and the files' counts moved with them."""
+    documents = docs.join(dups.select("warc_file", "offset"), ["warc_file", "offset"], "left_anti").select(*DOC_COLUMNS)
+    rejects = rejects.select(*REJECT_COLUMNS).unionByName(dups)
     moved = dups.groupBy("warc_file").agg(F.count(F.lit(1)).alias("_dups"))
-    files = wide.where(F.col("kind") == "file").join(moved, "warc_file", "left") \
-        .withColumn("_dups", F.coalesce("_dups", F.lit(0)).cast("long")).select(
-        "warc_file", F.col("file_status").alias("status"), "error", "records",
-        F.from_json("records_by_type_json", T.MapType(T.StringType(), T.LongType())).alias("records_by_type"),
-        "responses", (F.col("documents") - F.col("_dups")).alias("documents"),
-        (F.col("rejected") + F.col("_dups")).alias("rejected"), "bytes", "seconds")
+    files = files.join(moved, "warc_file", "left").withColumn("_dups", F.coalesce("_dups", F.lit(0)).cast("long")) \
+        .withColumn("documents", F.col("documents") - F.col("_dups")) \
+        .withColumn("rejected", F.col("rejected") + F.col("_dups")).drop("_dups")
     return {"documents": documents, "rejects": rejects, "warc_files": files}

@@ -137,7 +137,8 @@ def collect(read: Callable[[str], DataFrame | None], *, max_rows: int = 20000, g
     attempt("warc_files", lambda df: frames.__setitem__("warc_files", df.groupBy("status").agg(
         F.count(F.lit(1)).alias("files"), F.sum("records").alias("records"), F.sum("responses").alias("responses"),
         F.sum("documents").alias("documents"), F.sum("rejected").alias("rejected"),
-        F.sum("bytes").alias("bytes"), F.sum("seconds").alias("seconds")).toPandas()))
+        F.sum("bytes").alias("bytes"), F.sum("seconds").alias("seconds"),
+        F.sum(F.col("attempts") - 1).alias("retries")).toPandas()))
     attempt("host_population", lambda df: frames.__setitem__("sampling", sampling_frame(df)))
     attempt("rejects", lambda df: frames.__setitem__("rejects", reject_frame(df)))
     attempt("classify_rejects", lambda df: frames.__setitem__("classify_rejects", reject_frame(df)))

@@ -177,7 +177,8 @@ def datasets(seed: int = 0) -> dict[str, pd.DataFrame]:
     out["warc_files"] = [
         {"warc_file": f"file{i}.warc.gz", "status": "ok" if i else "truncated", "error": None if i else "EOF",
          "records": 300, "records_by_type": {"response": 100, "request": 100, "metadata": 100}, "responses": 100,
-         "documents": 80, "rejected": 20, "bytes": 10_000_000, "seconds": 3.5} for i in range(3)]
+         "documents": 80, "rejected": 20, "bytes": 10_000_000, "seconds": 3.5, "attempts": 1 if i else 4,
+         "last_error": None if i else "HTTP 503 Service Unavailable"} for i in range(3)]
     reasons = ["non_html", "status", "empty_text", "decode_error"]
     out["rejects"] = [
         {"warc_file": "file1.warc.gz", "offset": i * 1000, "record_id": f"<urn:uuid:{i}>",

@@ -1,25 +1,22 @@
 """Read chosen records of a WARC file by byte range: what the sampled extract fetches.
 
-The columnar index gives each capture's WARC file, offset and length. Records of one file are
-sorted by offset and neighbouring ranges merged into one read when the gap between them is at
-most ``max_gap`` bytes (fewer requests for a few wasted bytes); each record is then cut out of
-its block and parsed alone, since Common Crawl writes every record as its own gzip member. Only
-the selected records are parsed; gap bytes are read but never parsed.
-
-``read_byte_range(path, start, length)`` is the single call that fetches bytes: a local file,
-``http(s)://`` with a ``Range`` header, or ``s3://`` with a ranged ``GetObject``.
+The columnar index gives each capture's WARC file, offset and length. The ranges of one file go
+to :func:`crawlplan.warc.remote.read_ranges` (the same retrying, resuming reader as whole files:
+local, http(s), S3), which sorts them, merges neighbours at most ``max_gap`` bytes apart into one
+request and hands back each range's bytes; each record is then parsed alone, since Common Crawl
+writes every record as its own gzip member. Only the selected records are parsed; gap bytes are
+read but never parsed. Every range ends as a record or as a reason, never silently lost.
 """
 
 from __future__ import annotations
 
 import io
 import time
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from crawlplan.warc.reader import FileOutcome, RawRecord, _iter_warcio
-from crawlplan.warc.sources import normalise
+from crawlplan.warc.remote import NotFound, RemoteError, RetryPolicy, Unreachable, merge_ranges, read_ranges
 
 
 @dataclass(frozen=True)
@@ -27,56 +24,6 @@ class RecordRange:
     offset: int
     length: int
     url: str | None = None          # the index's URL: checked against the record's
-
-
-@dataclass
-class Block:
-    start: int
-    end: int
-    ranges: list[RecordRange] = field(default_factory=list)
-
-
-def merge_ranges(ranges: list[RecordRange], max_gap: int = 0) -> list[Block]:
-    """Sorted ranges grouped into blocks whose members lie at most ``max_gap`` bytes apart
-    (a repeated offset and empty ranges are left out; :func:`iter_ranges` rejects them)."""
-    blocks: list[Block] = []
-    seen: set[int] = set()
-    for r in sorted(ranges, key=lambda r: (r.offset, r.length)):
-        if r.offset in seen or r.length <= 0 or r.offset < 0:
-            continue
-        seen.add(r.offset)
-        end = r.offset + r.length
-        if blocks and r.offset - blocks[-1].end <= max_gap:
-            blocks[-1].end = max(blocks[-1].end, end)
-            blocks[-1].ranges.append(r)
-        else:
-            blocks.append(Block(r.offset, end, [r]))
-    return blocks
-
-
-def read_byte_range(path: str, start: int, length: int) -> bytes:
-    """Bytes ``[start, start + length)`` of ``path`` (fewer only at the end of the file)."""
-    path = normalise(path)
-    if path.startswith(("http://", "https://")):
-        request = urllib.request.Request(path, headers={"User-Agent": "crawlplan (+https://commoncrawl.org)",
-                                                        "Range": f"bytes={start}-{start + length - 1}"})
-        with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 (http(s) only)
-            if response.status != 206 and start > 0:
-                raise OSError(f"{path}: the server ignored the Range request (HTTP {response.status})")
-            return response.read(length)
-    if path.startswith(("s3://", "s3a://", "s3n://")):
-        return _s3_range(path, start, length)
-    with open(path, "rb") as fh:
-        fh.seek(start)
-        return fh.read(length)
-
-
-def _s3_range(path: str, start: int, length: int) -> bytes:
-    import boto3
-
-    bucket, key = path.split("://", 1)[1].split("/", 1)
-    body = boto3.client("s3").get_object(Bucket=bucket, Key=key, Range=f"bytes={start}-{start + length - 1}")["Body"]
-    return body.read()
 
 
 @dataclass
@@ -105,49 +52,67 @@ def parse_member(data: bytes, path: str, offset: int, *, max_payload_bytes: int,
     return None, outcome
 
 
-def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, max_gap: int = 0,
-                max_payload_bytes: int = 10_000_000, read_payload=None, reader: str = "warcio") -> Iterator[RangeResult]:
-    """One :class:`RangeResult` per distinct selected range of ``path``, in offset order; the file's
-    accounting (bytes read, records parsed, status) goes into ``outcome``."""
-    started = time.time()
+def _valid(ranges: list[RecordRange]) -> tuple[list[RecordRange], list[RangeResult]]:
+    """An index listing one capture twice, a range inside another one or a nonsense range is a
+    reject, never lost (in file order, the first of two overlapping ranges is read)."""
     clean: list[RecordRange] = []
-    seen: set[int] = set()
-    for r in ranges:        # an index listing one capture twice, or a nonsense range: a reject, never lost
-        if r.offset in seen or r.length <= 0 or r.offset < 0:
-            yield RangeResult(r, None, "bad_range", "offset listed twice" if r.offset in seen else
-                              f"offset {r.offset}, length {r.length}")
-            continue
-        seen.add(r.offset)
-        clean.append(r)
+    bad: list[RangeResult] = []
+    end = -1
+    for r in sorted(ranges, key=lambda r: (r.offset, -r.length)):
+        if r.length <= 0 or r.offset < 0:
+            bad.append(RangeResult(r, None, "bad_range", f"offset {r.offset}, length {r.length}"))
+        elif r.offset < end:
+            bad.append(RangeResult(r, None, "bad_range", f"overlaps the range at {clean[-1].offset}"))
+        else:
+            clean.append(r)
+            end = r.offset + r.length
+    return clean, bad
+
+
+def _failed(outcome: FileOutcome, exc: Exception) -> str:
+    outcome.status = "missing" if isinstance(exc, (NotFound, FileNotFoundError)) else \
+        "unreachable" if isinstance(exc, Unreachable) else "corrupt"
+    detail = f"{type(exc).__name__}: {exc}"[:500]
+    outcome.error = detail
+    if isinstance(exc, RemoteError):
+        outcome.attempts = max(outcome.attempts, exc.attempts)
+        outcome.last_error = exc.last_error
+    return detail
+
+
+def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, max_gap: int = 0,
+                max_payload_bytes: int = 10_000_000, read_payload=None, reader: str = "warcio",
+                remote: RetryPolicy | None = None) -> Iterator[RangeResult]:
+    """One :class:`RangeResult` per selected range of ``path``, in offset order; the file's
+    accounting (bytes read, records parsed, status) goes into ``outcome``. A span that cannot be
+    read rejects its unread ranges (``range_read_error``) and the next span is tried."""
+    started = time.time()
+    clean, bad = _valid(ranges)
+    yield from bad
     try:
-        for block in merge_ranges(clean, max_gap):
+        for first, stop, members in merge_ranges([(r.offset, r.length) for r in clean], max_gap):
+            span = [clean[j] for j in members]
+            done: set[int] = set()
             try:
-                data = read_byte_range(path, block.start, block.end - block.start)
-            except FileNotFoundError as exc:
-                outcome.status, outcome.error = "missing", str(exc)
-                yield from (RangeResult(r, None, "range_read_error", f"{type(exc).__name__}: {exc}") for r in block.ranges)
-                continue
-            except Exception as exc:  # network, permissions: every range of the block is rejected, the file goes on
-                outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
-                yield from (RangeResult(r, None, "range_read_error", f"{type(exc).__name__}: {exc}"[:500])
-                            for r in block.ranges)
-                continue
-            outcome.bytes += len(data)
-            for r in block.ranges:
-                member = data[r.offset - block.start:r.offset - block.start + r.length]
-                if len(member) < r.length:
-                    yield RangeResult(r, None, "range_read_error", f"{len(member)} of {r.length} bytes: past the end of the file")
-                    continue
-                rec, parsed = parse_member(member, path, r.offset, max_payload_bytes=max_payload_bytes,
-                                           read_payload=read_payload, reader=reader)
-                if rec is None:
-                    yield RangeResult(r, None, "not_a_record", parsed.error or "no WARC record at this offset")
-                    continue
-                outcome.records += 1
-                outcome.records_by_type[rec.record_type] += 1
-                if r.url and rec.url != r.url:
-                    yield RangeResult(r, None, "index_mismatch", f"index says {r.url}, record is {rec.url}")
-                    continue
-                yield RangeResult(r, rec)
+                for i, data in read_ranges(path, [(r.offset, r.length) for r in span], remote, max_gap=stop - first):
+                    done.add(i)
+                    yield _parse(span[i], data, path, outcome, max_payload_bytes=max_payload_bytes,
+                                 read_payload=read_payload, reader=reader)
+                outcome.bytes += stop - first
+            except Exception as exc:  # noqa: BLE001 - network, permissions, a short file: the span's ranges are rejects
+                detail = _failed(outcome, exc)
+                outcome.bytes += sum(span[i].length for i in done)
+                yield from (RangeResult(r, None, "range_read_error", detail) for i, r in enumerate(span) if i not in done)
     finally:
         outcome.seconds = time.time() - started
+
+
+def _parse(r: RecordRange, data: bytes, path: str, outcome: FileOutcome, **options) -> RangeResult:
+    rec, parsed = parse_member(data, path, r.offset, **options)
+    if rec is None:
+        return RangeResult(r, None, "not_a_record", parsed.error or "no WARC record at this offset")
+    outcome.records += 1
+    outcome.records_by_type[rec.record_type] += 1
+    if r.url and rec.url != r.url:
+        return RangeResult(r, None, "index_mismatch", f"index says {r.url}, record is {rec.url}")
+    return RangeResult(r, rec)
