@@ -147,7 +147,7 @@ def full_population(outputs: dict):
     before_html = ("status", "non_html", "not_http", "bad_url", "empty_payload", "duplicate_record_id")
     docs = outputs["documents"].select("surt_host_name", F.lit(1).alias("_html"))
     rejects = outputs["rejects"].where(F.col("url").isNotNull() & (F.col("stage") != "dedupe")).select(
-        host_key(F.expr("parse_url(url, 'HOST')")).alias("surt_host_name"),
+        host_key(F.expr("try_parse_url(url, 'HOST')")).alias("surt_host_name"),
         (~F.col("reason").isin(*before_html)).cast("int").alias("_html"))
     rows = docs.unionByName(rejects).where(F.col("surt_host_name").isNotNull() & (F.col("surt_host_name") != ""))
     per_host = rows.groupBy("surt_host_name").agg(F.count(F.lit(1)).alias("captures"),
