@@ -164,3 +164,18 @@ def test_the_extract_node_in_sampled_mode(spark, tiny_crawl, tmp_path):
     pop = spark.read.parquet(str(tmp_path / "host_population")).toPandas().set_index("surt_host_name")
     assert pop.loc["example,alpha", "sampling_fraction"] == pytest.approx(2 / 7)
     assert set(pop["mode"]) == {"sampled"} and result["rows"]["documents"] == 6
+
+
+def test_the_demo_crawl_carries_its_columnar_index(tmp_path_factory):
+    """Every HTML page of the demo is in its cc_index at the offset and length the generator wrote."""
+    import pandas as pd
+    from demo_support import default_demo
+
+    root = default_demo(tmp_path_factory)
+    index = pd.DataFrame(list(iter_index_rows(str(root / "cc_index"))))
+    pages = pd.read_parquet(root / "ground_truth" / "pages.parquet")
+    both = pages.merge(index, on="url", suffixes=("_truth", ""))
+    assert len(both) == len(pages) and set(index.crawl) == {"CC-MAIN-2024-10"}
+    assert (both.warc_record_offset_truth == both.warc_record_offset).all()
+    assert (both.warc_record_length_truth == both.warc_record_length).all()
+    assert (both.content_mime_detected == "text/html").all() and both.content_languages.notna().all()

@@ -50,3 +50,17 @@ def test_sampled_hosts_are_scaled_to_their_index_size_and_reported_by_size(spark
     table = sampling_frame(pop).set_index("html_captures_per_host")
     assert table.loc["51-100", "sampling_fraction"] == pytest.approx(0.04)
     assert table.loc["3-5", "sampling_fraction"] == 1.0
+
+
+@pytest.mark.spark
+def test_a_full_extract_counts_each_hosts_captures_and_skips_unparsable_urls(spark):
+    from crawlplan.nodes.extract import full_population
+
+    docs = spark.createDataFrame([("com,a",), ("com,a",)], "surt_host_name string")
+    rejects = spark.createDataFrame(
+        [("https://www.a.com/x.jpg", "filter", "non_html"), ("https://a.com/e", "extract", "empty_text"),
+         ("<https://bad url>", "filter", "status"), (None, "read", "read_error")],
+        "url string, stage string, reason string")
+    pop = full_population({"documents": docs, "rejects": rejects}).collect()
+    assert [(r.surt_host_name, r.captures, r.html_captures, r.sampling_fraction, r.mode) for r in pop] == [
+        ("com,a", 4, 3, 1.0, "full")]
