@@ -179,3 +179,20 @@ def test_the_demo_crawl_carries_its_columnar_index(tmp_path_factory):
     assert (both.warc_record_offset_truth == both.warc_record_offset).all()
     assert (both.warc_record_length_truth == both.warc_record_length).all()
     assert (both.content_mime_detected == "text/html").all() and both.content_languages.notna().all()
+
+
+def test_the_run_checks_the_input_its_extract_mode_needs_before_it_starts():
+    from crawlplan.conf import load_conf
+    from crawlplan.dag.context import InputError
+    from crawlplan.dag.pipeline import load_pipeline
+    from crawlplan.dag.runner import plan_run
+
+    main = load_pipeline("main")
+    sampled = load_conf("local", overrides=["extract.mode=sampled", "inputs.warc_paths=x/warc.paths.gz"])
+    with pytest.raises(InputError, match="inputs.cc_index: needed by extract"):
+        plan_run(main, sampled, until=["extract"])
+    full = load_conf("local", overrides=["inputs.cc_index=x/cc_index"])
+    with pytest.raises(InputError, match="inputs.warc_paths: needed by extract"):
+        plan_run(main, full, until=["extract"])
+    assert plan_run(main, load_conf("local", overrides=["extract.mode=sampled", "inputs.cc_index=x/cc_index"]),
+                    until=["allocate"])[0] == ["extract", "classify", "allocate"]
