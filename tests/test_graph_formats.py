@@ -201,7 +201,6 @@ def test_host_index_v2_and_v3_partitions_read_as_one(spark, tmp_path):
     }))
     # v3: warc_record_length_avg, columns added, www.example.com kept as its own row
     v3_names = ["com,example,www", "com,example", "org,typo,www,www", "org,typo"]
-    n3 = len(v3_names)
     _partition(root, "CC-MAIN-2026-17", pa.table({
         "surt_host_name": v3_names,
         "url_host_registered_domain": ["example.com", "example.com", "typo.org", "typo.org"],

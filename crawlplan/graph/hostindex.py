@@ -112,8 +112,13 @@ def _read_partition(spark: SparkSession, folder: str) -> DataFrame:
                              f"{str(exc).splitlines()[0][:200]}") from exc
     if "surt_host_name" not in df.columns:
         raise HostIndexError(f"host index partition {folder} has no surt_host_name column")
-    return df.withColumnsRenamed({old: new for old, new in RENAMED.items()
-                                  if old in df.columns and new not in df.columns})
+    for old, new in RENAMED.items():
+        if old in df.columns:  # a partition written during the change may carry both
+            df = df.drop(old) if new in df.columns else df.withColumnRenamed(old, new)
+    return df
+
+
+_OUTPUT_KEYS = ("surt_host_name", "rev_host", "crawl", "surt_host_name_raw")   # never read as values
 
 
 def _widest(dtypes: list[T.DataType]) -> str:
@@ -134,14 +139,14 @@ def _value_types(frames: dict[str, DataFrame], columns: list[str] | None) -> dic
         for field in df.schema.fields:
             seen.setdefault(field.name, []).append(field.dataType)
     if columns is None:
-        wanted = list(known) + [c for c in seen if c not in known]
+        wanted = list(known) + [c for c in seen if c not in known and c not in _OUTPUT_KEYS]
     else:
         wanted = list(dict.fromkeys(RENAMED.get(c, c) for c in columns))
         unknown = [c for c in wanted if c not in known and c not in seen]
         if unknown:
             raise HostIndexError(f"host index column(s) {unknown} are in no partition and not among the "
                                  f"known columns: {', '.join(known)}")
-    return {c: known.get(c) or _widest(seen[c]) for c in wanted if c != "surt_host_name"}
+    return {c: known.get(c) or _widest(seen[c]) for c in wanted if c not in _OUTPUT_KEYS}
 
 
 def read_host_index(spark: SparkSession, path: str | list[str], crawls: list[str] | None = None,

@@ -90,10 +90,11 @@ def release_convention(spark: SparkSession, path: str, base: str | None = None,
 
 
 def _convention(spark: SparkSession, path: str, base: str | None, convention) -> str:
-    if convention is None:
-        convention = release_convention(spark, path, base)
+    """A measured convention, or a setting (None / auto / kept / stripped) resolved here."""
+    if not isinstance(convention, www.WwwConvention):
+        convention = release_convention(spark, path, base, convention)
         log.info("web graph %s: %s", path, convention.describe())
-    return convention.convention if isinstance(convention, www.WwwConvention) else convention
+    return convention.convention
 
 
 def read_host_ranks(spark: SparkSession, path: str, *, convention: www.WwwConvention | str | None = None,
