@@ -130,7 +130,8 @@ class SitemapLearner:
                  clusterer: str | None = None, num_bins: str = "div", eps: float | None = None,
                  norm: str | None = None,
                  eps_rule: str | None = None, w_table: dict | None = None, max_outlier_share: float = 0.25, min_clusters: int = 3,
-                 n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8):
+                 n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8,
+                 noise_radius: float | None = None):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -147,6 +148,7 @@ class SitemapLearner:
         self.n_neighbors = n_neighbors
         self.alpha_ucc = alpha_ucc
         self.alpha_target = alpha_target
+        self.noise_radius = noise_radius
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -160,6 +162,12 @@ class SitemapLearner:
     @property
     def clusterer_(self) -> str:
         return self.clusterer or "dbscan"
+
+    @property
+    def noise_radius_(self) -> float:
+        if self.noise_radius is not None:
+            return float(self.noise_radius)
+        return 0.0 if self.method == "paper" else 2.0
 
     @property
     def eps_rule_(self) -> str:
@@ -182,6 +190,8 @@ class SitemapLearner:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        if not isinstance(self.noise_radius_, (int, float)) or not self.noise_radius_ >= 0:
+            raise ValueError(f"noise_radius must be >= 0 (a multiple of eps), got {self.noise_radius!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
             raise ValueError(f"eps must be > 0 when given, got {self.eps!r}")
         return self
@@ -189,7 +199,7 @@ class SitemapLearner:
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in ("method", "min_pts", "xpath_classes", "clusterer", "num_bins",
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
-                                             "n_neighbors", "alpha_ucc", "alpha_target")}
+                                             "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
@@ -246,7 +256,7 @@ class SitemapLearner:
         self.n_features_ = len(self.vocabulary_)
         Xv = self.transform(bags)
         self.train_vectors_ = Xv
-        self.labels_ = self._cluster(Xv)
+        self.labels_ = self._attach_noise(Xv, self._cluster(Xv))
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))
         self._fit_knn()
@@ -295,6 +305,26 @@ class SitemapLearner:
         elif self.eps_rule_ not in ("histogram", "guarded", "select"):
             raise ValueError(f"eps_rule must be histogram, guarded or select, got {self.eps_rule_!r}")
         return labels
+
+    def _attach_noise(self, Xv, labels: np.ndarray) -> np.ndarray:
+        """DBSCAN noise within ``noise_radius`` x eps of a clustered page joins that page's
+        cluster. A page just past eps of a border page is one template variant (a longer API
+        page, an extra sidebar block), not a kind of page of its own; left as noise, every page
+        the crawler later meets near it is predicted an outlier too. Pages farther out stay
+        outliers, so a rare kind of page is not forced into a cluster it does not belong to."""
+        self.noise_attached_ = 0
+        radius = self.noise_radius_ * self.eps_ if self.eps_ == self.eps_ else 0.0
+        noise, clustered = np.flatnonzero(labels == -1), np.flatnonzero(labels != -1)
+        if radius <= 0 or not len(noise) or not len(clustered):
+            return labels
+        from sklearn.neighbors import NearestNeighbors
+
+        dist, nearest = NearestNeighbors(n_neighbors=1).fit(Xv[clustered]).kneighbors(Xv[noise])
+        near = dist[:, 0] <= radius
+        out = labels.copy()
+        out[noise[near]] = labels[clustered[nearest[near, 0]]]
+        self.noise_attached_ = int(near.sum())
+        return out
 
     def _degenerate(self, labels: np.ndarray) -> bool:
         """Collapsed (too few clusters for a site this size) or shattered (too many outliers)."""
