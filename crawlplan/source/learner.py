@@ -50,15 +50,16 @@ def eps_by_silhouette(X, kd: np.ndarray, min_pts: int, fallback: float = 0.10,
                       candidates: Sequence[float] = ()) -> float:
     """eps from ``candidates`` plus K-dist quantiles 0.50..0.95, scored by silhouette on
     clustered pages times the squared clustered share (so dropping hard pages as outliers does
-    not pay); the first best candidate wins ties. ``candidates`` empty: quantiles > 0 only (the
-    guard's scan)."""
+    not pay); the first best candidate wins ties. When no candidate finds two clusters, the one
+    clustering the most pages into one (the site is one kind of page). ``candidates`` empty:
+    quantiles > 0 only (the guard's scan), and ``fallback`` when none finds two clusters."""
     from sklearn.cluster import DBSCAN
     from sklearn.metrics import pairwise_distances, silhouette_score
 
     # one distance matrix for all candidates (each DBSCAN and silhouette would recompute it);
     # training samples are ~1,000 pages, so n^2 doubles stay small
     D = pairwise_distances(X) if X.shape[0] <= _PRECOMPUTE_MAX else None
-    best = None
+    best, single = None, None
     scan = [float(c) for c in candidates] + [float(np.quantile(kd, q)) for q in np.arange(0.50, 0.951, 0.05)]
     for eps in scan:
         if candidates:
@@ -70,7 +71,10 @@ def eps_by_silhouette(X, kd: np.ndarray, min_pts: int, fallback: float = 0.10,
         else:
             labels = DBSCAN(eps=eps, min_samples=min_pts, metric="precomputed").fit_predict(D)
         mask = labels != -1
-        if len(set(labels[mask].tolist())) < 2:
+        found = len(set(labels[mask].tolist()))
+        if found == 1 and (single is None or mask.mean() > single[0]):
+            single = (mask.mean(), eps)
+        if found < 2:
             continue
         if D is None:
             sil = silhouette_score(X[mask], labels[mask])
@@ -79,6 +83,10 @@ def eps_by_silhouette(X, kd: np.ndarray, min_pts: int, fallback: float = 0.10,
         score = sil * mask.mean() ** 2
         if best is None or score > best[0]:
             best = (score, eps)
+    if best is None and single is not None and candidates:
+        # no candidate separates two kinds of page: a site of one template (a texinfo manual's
+        # chapters) is one cluster, not all noise; the eps clustering the most pages wins
+        return single[1]
     return best[1] if best else fallback
 
 
