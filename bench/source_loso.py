@@ -143,6 +143,7 @@ def _print_loso(rows: list[dict]) -> None:
 
 def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
     from crawlplan.source.experiment import evaluate_site, feature_mode, train_site
+    from crawlplan.source.features import normalise_url
     from crawlplan.source.mirror import build_mirror
 
     warnings.filterwarnings("ignore")
@@ -153,7 +154,8 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
         mirror = build_mirror(site, raw[site], xpath_classes=feature_mode(p))
         learner, sample = train_site(mirror, p)
         site_curves: list[dict] = []
-        rows = evaluate_site(mirror, learner, sample, specs[site], p, curves=site_curves)
+        html = {normalise_url(page.url): page.html for page in raw[site] if page.html}
+        rows = evaluate_site(mirror, learner, sample, specs[site], p, curves=site_curves, html=html)
         got = {f"{r['task']}/{r['method']}/{r['metric']}": r["value"] for r in rows}
         summary.append({"site": site, **got})
         curves += [{"site": site, **c} for c in site_curves]
@@ -165,14 +167,17 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
 
 
 def _print_crawls(summary: list[dict]) -> None:
-    print("| site | UCC VR BFS | UCC VR SOUrCe | UCC recall BFS | UCC recall SOUrCe | target HR BFS | target HR SOUrCe "
-          "| target HR TPM | target recall SOUrCe |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    print("| site | clustering micro-F SOUrCe / MDL / iRobot | iRobot clusters | UCC VR BFS / SOUrCe / iRobot "
+          "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target recall SOUrCe |")
+    print("|---|---|---:|---|---|---|---:|")
     for r in summary:
-        print(f"| {r['site']} | {f(r.get('ucc/bfs/valid_ratio'))} | {f(r.get('ucc/source/valid_ratio'))} "
-              f"| {f(r.get('ucc/bfs/recall'))} | {f(r.get('ucc/source/recall'))} | {f(r.get('target/bfs/harvest_rate'))} "
-              f"| {f(r.get('target/source/harvest_rate'))} | {f(r.get('target/tpm/harvest_rate'))} "
+        g = lambda *keys: " / ".join(f(r.get(k)) for k in keys)  # noqa: E731
+        print(f"| {r['site']} | {g('clustering/source/micro_f', 'clustering/mdl/micro_f', 'clustering/irobot/micro_f')} "
+              f"| {f(r.get('clustering/irobot/clusters'))} "
+              f"| {g('ucc/bfs/valid_ratio', 'ucc/source/valid_ratio', 'ucc/irobot/valid_ratio')} "
+              f"| {g('ucc/bfs/recall', 'ucc/source/recall', 'ucc/irobot/recall')} "
+              f"| {g('target/bfs/harvest_rate', 'target/source/harvest_rate', 'target/tpm/harvest_rate')} "
               f"| {f(r.get('target/source/recall'))} |")
 
 
@@ -187,6 +192,7 @@ def _plot(curves: list[dict], png: Path) -> None:
     rows = -(-len(sites) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.3 * rows), squeeze=False)
     style = {("ucc", "bfs"): ("tab:gray", "--"), ("ucc", "source"): ("tab:blue", "-"),
+             ("ucc", "irobot"): ("tab:purple", "-."),
              ("target", "bfs"): ("tab:gray", ":"), ("target", "source"): ("tab:red", "-"),
              ("target", "tpm"): ("tab:green", "-.")}
     for ax, site in zip(axes.ravel(), sites):
@@ -215,6 +221,7 @@ def main() -> int:
     ap.add_argument("--sites", default="", help="comma-separated subset of the labelled sites")
     ap.add_argument("--results", type=Path, default=RESULTS / "source_loso.json")
     ap.add_argument("--png", type=Path, default=None, help="crawls: also draw the curves")
+    ap.add_argument("--config", default="default", choices=list(CANDIDATES), help="crawls: the configuration")
     args = ap.parse_args()
     only = {s for s in args.sites.split(",") if s} or None
     if args.what == "score":
@@ -229,7 +236,7 @@ def main() -> int:
     elif args.what == "table":
         _print_loso(json.loads(args.results.read_text()))
     else:
-        out = crawls(CANDIDATES["default"], only, args.png)
+        out = crawls(CANDIDATES[args.config], only, args.png)
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "source_loso_crawls.json").write_text(json.dumps(out))
         _print_crawls(out["summary"])

@@ -218,5 +218,10 @@ def test_noise_within_radius_joins_its_nearest_cluster_and_far_noise_stays():
     assert (attached.labels_[raw != -1] == raw[raw != -1]).all()   # clustered pages never move
     assert SitemapLearner(method="paper").noise_radius_ == 0.0 and SitemapLearner().noise_radius_ == 2.0
     assert SitemapLearner.from_json(attached.to_json()).predict(feats).tolist() == attached.predict(feats).tolist()
+    # prediction follows the same rule: a training page predicts its own cluster, and a page
+    # unlike any clustered page (farther than the radius) is an outlier
+    assert (attached.predict(feats)[attached.labels_ != -1] == attached.labels_[attached.labels_ != -1]).all()
+    stranger = Counter({path: 40 for path in list(attached.vocabulary_)[:3]})
+    assert attached.predict([stranger]).tolist() == [-1]
     with pytest.raises(ValueError, match="noise_radius"):
         SitemapLearner(noise_radius=-1).fit(feats)

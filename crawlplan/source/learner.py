@@ -321,7 +321,7 @@ class SitemapLearner:
         the crawler later meets near it is predicted an outlier too. Pages farther out stay
         outliers, so a rare kind of page is not forced into a cluster it does not belong to."""
         self.noise_attached_ = 0
-        radius = self.noise_radius_ * self.eps_ if self.eps_ == self.eps_ else 0.0
+        radius = self._noise_radius_abs()
         noise, clustered = np.flatnonzero(labels == -1), np.flatnonzero(labels != -1)
         if radius <= 0 or not len(noise) or not len(clustered):
             return labels
@@ -348,9 +348,18 @@ class SitemapLearner:
             self._knn = None
             return
         k = self.n_neighbors or max(1, self.min_pts - 1)
-        k = min(k, self.train_vectors_.shape[0])
-        self._knn = KNeighborsClassifier(n_neighbors=k, weights="distance").fit(self.train_vectors_,
-                                                                                 self.labels_)
+        rows = np.arange(len(self.labels_))
+        self._radius = self._noise_radius_abs()
+        if self._radius > 0 and (self.labels_ != -1).any():
+            rows = np.flatnonzero(self.labels_ != -1)   # outliers are decided by distance below
+        k = min(k, len(rows))
+        self._knn = KNeighborsClassifier(n_neighbors=k, weights="distance").fit(self.train_vectors_[rows],
+                                                                                 self.labels_[rows])
+        self._knn_clustered_only = len(rows) < len(self.labels_) or self._radius > 0
+
+    def _noise_radius_abs(self) -> float:
+        eps = getattr(self, "eps_", float("nan"))
+        return self.noise_radius_ * eps if eps == eps and self.noise_radius_ > 0 else 0.0
 
     def _cluster_stats(self, Xv) -> None:
         labels = self.labels_
@@ -376,12 +385,22 @@ class SitemapLearner:
 
     # -- prediction -------------------------------------------------------------------------
     def predict(self, X) -> np.ndarray:
-        """Cluster labels for new pages (kNN, k = minPts - 1, distance-weighted; -1 = outlier)."""
+        """Cluster labels for new pages (kNN, k = minPts - 1, distance-weighted; -1 = outlier).
+        With ``noise_radius`` > 0 the neighbours are clustered training pages only, and a page
+        farther than noise_radius x eps from all of them is an outlier; with 0 (the paper)
+        training outliers vote as a class of their own."""
         if not len(X):
             return np.zeros(0, dtype=int)
         if self._knn is None:
             return np.full(len(X), int(self.labels_[0]), dtype=int)
-        return self._knn.predict(self.transform(X)).astype(int)
+        V = self.transform(X)
+        labels = self._knn.predict(V).astype(int)
+        if self._knn_clustered_only and self._radius > 0:
+            # the training rule (noise within the radius of a cluster joins it) applied to new
+            # pages: farther than the radius from every clustered page is an outlier
+            dist, _ = self._knn.kneighbors(V, n_neighbors=1)
+            labels[dist[:, 0] > self._radius] = -1
+        return labels
 
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:
         return self.fit(X, **kw).labels_
