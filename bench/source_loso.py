@@ -3,7 +3,8 @@
     .venv/bin/python scripts/build_sites.py                      # once: data/sites/*.warc.gz (Debian docs)
     .venv/bin/python bench/source_loso.py score                  # every candidate x every labelled site
     .venv/bin/python bench/source_loso.py table                  # LOSO table + outlier shares (docs/source.md)
-    .venv/bin/python bench/source_loso.py crawls                 # UCC / target curves, BFS vs SOUrCe (+ PNG)
+    .venv/bin/python bench/source_loso.py crawls --png docs/img/source_crawl_curves.png   # curves, all crawlers
+    .venv/bin/python bench/source_loso.py plot --png docs/img/source_crawl_curves.png     # redraw the last run
 
 Labelled sites: the two shared documentation mirrors, the five demo forums, and every site of
 scripts/sites.yaml found in data/sites. ``score`` trains each candidate configuration on each
@@ -174,7 +175,7 @@ def _print_crawls(summary: list[dict]) -> None:
     for r in summary:
         g = lambda *keys: " / ".join(f(r.get(k)) for k in keys)  # noqa: E731
         print(f"| {r['site']} | {g('clustering/source/micro_f', 'clustering/mdl/micro_f', 'clustering/irobot/micro_f')} "
-              f"| {f(r.get('clustering/irobot/clusters'))} "
+              f"| {'-' if r.get('clustering/irobot/clusters') is None else int(r['clustering/irobot/clusters'])} "
               f"| {g('ucc/bfs/valid_ratio', 'ucc/source/valid_ratio', 'ucc/irobot/valid_ratio')} "
               f"| {g('ucc/bfs/recall', 'ucc/source/recall', 'ucc/irobot/recall')} "
               f"| {g('target/bfs/harvest_rate', 'target/source/harvest_rate', 'target/tpm/harvest_rate')} "
@@ -211,12 +212,12 @@ def _plot(curves: list[dict], png: Path) -> None:
     fig.supylabel("UCC valid ratio / target harvest rate", fontsize=8)
     fig.tight_layout()
     png.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(png, dpi=70)
+    fig.savefig(png, dpi=55)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("score", "table", "crawls"))
+    ap.add_argument("what", choices=("score", "table", "crawls", "plot"))
     ap.add_argument("--configs", default="", help="comma-separated subset of the candidates")
     ap.add_argument("--sites", default="", help="comma-separated subset of the labelled sites")
     ap.add_argument("--results", type=Path, default=RESULTS / "source_loso.json")
@@ -235,6 +236,11 @@ def main() -> int:
         _print_loso(rows)
     elif args.what == "table":
         _print_loso(json.loads(args.results.read_text()))
+    elif args.what == "plot":     # redraw / reprint the last crawls run
+        out = json.loads((RESULTS / "source_loso_crawls.json").read_text())
+        _print_crawls(out["summary"])
+        if args.png:
+            _plot(out["curves"], args.png)
     else:
         out = crawls(CANDIDATES[args.config], only, args.png)
         RESULTS.mkdir(parents=True, exist_ok=True)
