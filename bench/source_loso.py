@@ -37,6 +37,8 @@ CANDIDATES = {
     "paper": {"method": "paper"},
     "default": {"method": "default"},
     "default, noise kept (noise_radius 0)": {"method": "default", "noise_radius": 0},
+    "default, noise_radius 1": {"method": "default", "noise_radius": 1},
+    "default, noise_radius 1.5": {"method": "default", "noise_radius": 1.5},
     "default, noise_radius 4": {"method": "default", "noise_radius": 4},
     "default, histogram eps": {"method": "default", "eps_rule": "histogram"},
     "default, tag-only leaf XPaths": {"method": "default", "xpath_classes": "none"},
@@ -108,14 +110,14 @@ def loso(rows: list[dict]) -> list[dict]:
     sites = sorted({r["site"] for r in rows})
     configs = sorted({r["config"] for r in rows})
     out = []
+
+    def merit(config, others):
+        fs = [by[(s, config)]["micro_f"] or 0.0 for s in others if (s, config) in by]
+        return (sum(fs) / len(fs), min(fs)) if fs else (-1.0, -1.0)
+
     for held in sites:
         others = [s for s in sites if s != held]
-
-        def merit(c):
-            fs = [by[(s, c)]["micro_f"] or 0.0 for s in others if (s, c) in by]
-            return (sum(fs) / len(fs), min(fs)) if fs else (-1.0, -1.0)
-
-        chosen = max((c for c in configs if (held, c) in by), key=merit)
+        chosen = max((c for c in configs if (held, c) in by), key=lambda c: merit(c, others))  # noqa: B023
         out.append({**by[(held, chosen)], "chosen": chosen})
     return out
 
@@ -173,7 +175,8 @@ def _print_crawls(summary: list[dict]) -> None:
           "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target recall SOUrCe |")
     print("|---|---|---:|---|---|---|---:|")
     for r in summary:
-        g = lambda *keys: " / ".join(f(r.get(k)) for k in keys)  # noqa: E731
+        def g(*keys, r=r):
+            return " / ".join(f(r.get(k)) for k in keys)
         print(f"| {r['site']} | {g('clustering/source/micro_f', 'clustering/mdl/micro_f', 'clustering/irobot/micro_f')} "
               f"| {'-' if r.get('clustering/irobot/clusters') is None else int(r['clustering/irobot/clusters'])} "
               f"| {g('ucc/bfs/valid_ratio', 'ucc/source/valid_ratio', 'ucc/irobot/valid_ratio')} "
@@ -218,7 +221,7 @@ def _plot(curves: list[dict], png: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("score", "table", "crawls", "plot"))
-    ap.add_argument("--configs", default="", help="comma-separated subset of the candidates")
+    ap.add_argument("--configs", default="", help="';'-separated subset of the candidates")
     ap.add_argument("--sites", default="", help="comma-separated subset of the labelled sites")
     ap.add_argument("--results", type=Path, default=RESULTS / "source_loso.json")
     ap.add_argument("--png", type=Path, default=None, help="crawls: also draw the curves")
@@ -226,7 +229,10 @@ def main() -> int:
     args = ap.parse_args()
     only = {s for s in args.sites.split(",") if s} or None
     if args.what == "score":
-        names = [c for c in args.configs.split(",") if c] or list(CANDIDATES)
+        names = [c.strip() for c in args.configs.split(";") if c.strip()] or list(CANDIDATES)
+        unknown = [c for c in names if c not in CANDIDATES]
+        if unknown:
+            ap.error(f"unknown configuration(s) {unknown}; candidates: {list(CANDIDATES)}")
         rows = score({n: CANDIDATES[n] for n in names}, only)
         RESULTS.mkdir(parents=True, exist_ok=True)
         if args.results.is_file():   # merge with earlier runs (other configs / sites)

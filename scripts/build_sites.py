@@ -22,7 +22,7 @@ import subprocess
 import sys
 import uuid
 from collections import deque
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
@@ -34,7 +34,7 @@ from warcio.warcwriter import WARCWriter
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = Path(__file__).with_name("sites.yaml")
 DEFAULT_OUT = REPO / "data" / "sites"
-CAPTURE_START = datetime(2026, 11, 1, tzinfo=timezone.utc)
+CAPTURE_START = datetime(2026, 11, 1, tzinfo=UTC)
 _LINK_ATTRS = (("a", "href"), ("area", "href"), ("frame", "src"), ("iframe", "src"))
 _HTML_SUFFIXES = (".html", ".htm")
 
