@@ -76,7 +76,7 @@ def fetch_package(package: str, cache: Path) -> Path:
         return unpacked
     debs = sorted(cache.glob(f"{package}_*.deb"))
     if not debs:
-        _apt_download(package, cache)
+        download_packages([package], cache)
         debs = sorted(cache.glob(f"{package}_*.deb"))
         if not debs:
             raise PackageUnavailable(f"apt-get download {package} left no .deb in {cache}")
@@ -89,9 +89,15 @@ def fetch_package(package: str, cache: Path) -> Path:
     return unpacked
 
 
-def _apt_download(package: str, cache: Path) -> None:
+def download_packages(packages: list[str], cache: Path) -> None:
+    """``apt-get download`` the packages not yet in ``cache``, in one apt run."""
+    cache.mkdir(parents=True, exist_ok=True)
+    missing = [p for p in packages if not any(cache.glob(f"{p}_*.deb"))]
+    if not missing:
+        return
+
     def download():
-        return subprocess.run(["apt-get", "download", "-q", package], cwd=cache, capture_output=True, text=True)
+        return subprocess.run(["apt-get", "download", "-q", *missing], cwd=cache, capture_output=True, text=True)
 
     try:
         done = download()
@@ -101,7 +107,7 @@ def _apt_download(package: str, cache: Path) -> None:
     except FileNotFoundError as e:
         raise PackageUnavailable(f"apt-get not available: {e}") from e
     if done.returncode != 0:
-        raise PackageUnavailable(f"apt-get download {package} failed: {done.stderr.strip()[-300:]}")
+        raise PackageUnavailable(f"apt-get download {' '.join(missing)} failed: {done.stderr.strip()[-300:]}")
 
 
 def _links(url: str, body: bytes) -> list[str]:
@@ -202,6 +208,7 @@ def main(argv=None) -> int:
     if unknown:
         ap.error(f"not in {REGISTRY.name}: {', '.join(unknown)}")
     cache = args.cache or args.out / ".debs"
+    download_packages([registry[s]["package"] for s in names], cache)
     for site in names:
         info = build_site(site, registry[site], args.out, cache, args.max_pages)
         print(f"{info['site']}: {info['pages']} pages from {info['package']} -> {info['warc']} "
