@@ -216,7 +216,7 @@ def test_noise_within_radius_joins_its_nearest_cluster_and_far_noise_stays():
         else:
             assert attached.labels_[i] == -1
     assert (attached.labels_[raw != -1] == raw[raw != -1]).all()   # clustered pages never move
-    assert SitemapLearner(method="paper").noise_radius_ == 0.0 and SitemapLearner().noise_radius_ == 1.5
+    assert SitemapLearner(method="paper").noise_radius_ == 0.0 and SitemapLearner().noise_radius_ == 4.0
     assert SitemapLearner.from_json(attached.to_json()).predict(feats).tolist() == attached.predict(feats).tolist()
     # prediction follows the same rule: a training page predicts its own cluster, and a page
     # unlike any clustered page (farther than the radius) is an outlier

@@ -22,7 +22,7 @@ Two configurations (``method``):
     0.50..0.95 are candidates, and the one maximising silhouette x (share clustered)^2 wins — an
     unsupervised criterion with no site-specific constant (the squared share stops dropping
     hard pages as outliers from paying).
-  * noise next to a cluster joins it (``noise_radius``: 1.5 x eps), and prediction uses the same
+  * noise near a cluster joins it (``noise_radius``: 4 x eps), and prediction uses the same
     rule, so a page near a training outlier is not an outlier itself (leave-one-site-out over 16
     sites, docs/source.md "Sites it has never seen").
   The earlier guard (histogram eps, re-chosen only when the site collapses or shatters) stays as
@@ -178,7 +178,7 @@ class SitemapLearner:
     def noise_radius_(self) -> float:
         if self.noise_radius is not None:
             return float(self.noise_radius)
-        return 0.0 if self.method == "paper" else 1.5
+        return 0.0 if self.method == "paper" else 4.0
 
     @property
     def eps_rule_(self) -> str:
