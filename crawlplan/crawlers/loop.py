@@ -7,7 +7,7 @@ against the demo's ground truth (``is_hq`` pages; forum threads for the within-h
 The plan's own prediction is Σ budget × estimate (its posterior mean density) over the hosts it
 crawled. ``replan`` feeds the plan crawl's WARC back into ``crawlplan run``.
 
-    crawlplan crawl-loop --run out/ --out loop/ [--replan]
+    crawlplan crawl-loop --run out/ --out loop/ [--replan]   # budgets, host_plans, page_clusters of a run
 """
 
 from __future__ import annotations
@@ -132,25 +132,27 @@ def replan(warc: Path, out: Path, extra: list[str] = ()) -> dict:
             "replan_pages": int(budgets.allocated_pages.sum())}
 
 
-def closed_loop(run_dir: Path, demo: Path, out: Path, *, py: Path | None = None, do_replan: bool = False,
+def closed_loop(plan: Path, demo: Path, out: Path, *, py: Path | None = None, do_replan: bool = False,
                 replan_args: list[str] = ()) -> dict:
+    """Crawl ``demo`` twice (plan, uniform) from the budgets JSONL ``plan``; measure; re-plan."""
     from crawlplan.crawlers.replay import ReplayServer
 
     py = py or crawl_python()
     if py is None:
         raise RuntimeError(f"no crawl venv ({CRAWL_VENV} with pywb and Scrapy): run scripts/test-extras.sh")
     out.mkdir(parents=True, exist_ok=True)
-    plan = export_plan(Path(run_dir), out / "export")
     with gzip.open(demo / "warc.paths.gz", "rt") as fh:
         warcs = [str(demo / line.strip()) for line in fh if line.strip()]
     with ReplayServer(str(py), out / "pywb", warcs) as server:
         plan_stats = run_scrapy(py, plan, server.prefix, out, "plan")
         uniform_stats = run_scrapy(py, plan, server.prefix, out, "uniform", total=plan_stats["fetches"])
+        replay = {"pid": server.proc.pid, "port": server.port}
     truth = ground_truth(demo)
     result = {"plan": {**measure(out / "crawl-plan.warc.gz", truth), **predicted(plan, plan_stats["fetches_by_host"]),
                        "over_cap_refused": plan_stats["refused_over_cap"]},
               "uniform": measure(out / "crawl-uniform.warc.gz", truth),
-              "caps_held": all(n <= cap for n, cap in _caps(plan, plan_stats["fetches_by_host"]))}
+              "caps_held": all(n <= cap for n, cap in _caps(plan, plan_stats["fetches_by_host"])),
+              "fetches_by_host": plan_stats["fetches_by_host"], "replay": replay}
     if do_replan:
         result["replan"] = replan(out / "crawl-plan.warc.gz", out, list(replan_args))
     (out / "loop.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
