@@ -55,6 +55,7 @@ def export_plan(run_dir: Path, out: Path) -> Path:
         if (run_dir / "page_clusters").exists():
             patterns = cluster_url_patterns(pd.read_parquet(run_dir / "page_clusters", columns=["site", "url", "cluster"]))
         df = export.attach_plans(df, load_host_plans(run_dir / "host_plans"), patterns=patterns)
+    out.mkdir(parents=True, exist_ok=True)
     for fmt in export.FORMATS:
         export.write(df, fmt, out / fmt if fmt in export.CRAWLER_FORMATS else out)
     return out / "budgets.jsonl"
@@ -122,7 +123,8 @@ def replan(warc: Path, out: Path, extra: list[str] = ()) -> dict:
     listing = out / "crawl.paths.gz"
     with gzip.open(listing, "wt") as fh:
         fh.write(str(warc.resolve()) + "\n")
-    cmd = [sys.executable, "-m", "crawlplan.cli", "run", "--out", str(out / "replan"),
+    # only what the next plan needs: extract, classify, allocate; site_pages, sitemaps (host_plans)
+    cmd = [sys.executable, "-m", "crawlplan.cli", "run", "--out", str(out / "replan"), "--until", "allocate,sitemaps",
            "--set", f"inputs.warc_paths={listing}", *extra]
     subprocess.run(cmd, check=True)
     from crawlplan.policies.export import read_budgets
@@ -145,7 +147,7 @@ def closed_loop(plan: Path, demo: Path, out: Path, *, py: Path | None = None, do
         warcs = [str(demo / line.strip()) for line in fh if line.strip()]
     with ReplayServer(str(py), out / "pywb", warcs) as server:
         plan_stats = run_scrapy(py, plan, server.prefix, out, "plan")
-        uniform_stats = run_scrapy(py, plan, server.prefix, out, "uniform", total=plan_stats["fetches"])
+        run_scrapy(py, plan, server.prefix, out, "uniform", total=plan_stats["fetches"])
         replay = {"pid": server.proc.pid, "port": server.port}
     truth = ground_truth(demo)
     result = {"plan": {**measure(out / "crawl-plan.warc.gz", truth), **predicted(plan, plan_stats["fetches_by_host"]),

@@ -85,6 +85,7 @@ def cluster_url_patterns(page_clusters, *, min_precision: float = 0.8, max_shape
     no precise pattern gets ``pattern`` None and keeps its seeds.
     """
     out: dict[tuple[str, int], dict] = {}
+    page_clusters = page_clusters.assign(site=page_clusters["site"].astype(str))   # partition column: categorical
     for site, rows in page_clusters.groupby("site", sort=True):
         urls = rows["url"].astype(str).tolist()
         shapes = [url_shape(u) for u in urls]
