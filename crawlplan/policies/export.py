@@ -162,6 +162,17 @@ def plan_items(row) -> list[dict]:
     return json.loads(text) if isinstance(text, str) and text else []
 
 
+def cluster_seeds(row, root: str) -> list[tuple[str, dict]]:
+    """(seed URL, plan item) of a host's preferred clusters, each URL once and never the root."""
+    seen, out = {root}, []
+    for item in plan_items(row):
+        for url in item.get("seed_urls") or []:
+            if url not in seen:
+                seen.add(url)
+                out.append((url, item))
+    return out
+
+
 def crawl_rows(df: pd.DataFrame) -> pd.DataFrame:
     """The rows a crawler format carries: hosts with pages to fetch, in rank order.
 

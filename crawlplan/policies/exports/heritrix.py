@@ -21,7 +21,7 @@ from xml.sax.saxutils import quoteattr
 
 import pandas as pd
 
-from crawlplan.policies.export import crawl_rows, plan_items, seed_url
+from crawlplan.policies.export import cluster_seeds, crawl_rows, plan_items, seed_url
 
 BEANS = "crawlplan-sheets.cxml"
 SEEDS = "seeds.txt"
@@ -74,11 +74,12 @@ def render(df: pd.DataFrame, settings) -> dict[str, str]:
     for pos, row in enumerate(rows.itertuples(index=False), start=1):
         key = (int(row.allocated_pages), precedence(pos, n, levels))
         groups.setdefault(key, []).extend(host_prefixes(row.surt_host_name))
-        seeds.append(seed_url(row.surt_host_name, settings.scheme))
+        root = seed_url(row.surt_host_name, settings.scheme)
+        seeds.append(root)
         for item in plan_items(row):
             for p in _section_prefixes(row.surt_host_name, item):
                 uri_groups.setdefault(int(item["rank"]), []).append(p)
-            seeds += [u for u in item.get("seed_urls") or [] if u not in seeds]
+        seeds += [url for url, _ in cluster_seeds(row, root)]
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            "<!-- crawlplan budgets for Heritrix 3: import into crawler-beans.cxml with",
            "       <import resource=\"crawlplan-sheets.cxml\"/>",

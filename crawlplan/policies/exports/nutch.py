@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape
 import pandas as pd
 
 from crawlplan.hosts import rev_to_host, surt_host, surt_to_rev
-from crawlplan.policies.export import crawl_rows, plan_items, seed_url
+from crawlplan.policies.export import cluster_seeds, crawl_rows, seed_url
 
 SEEDS = "seeds.txt"
 SITE_XML = "nutch-site.xml"
@@ -58,19 +58,12 @@ def seed_lines(df: pd.DataFrame, settings) -> list[str]:
                 f"crawlplan.policy={_clean(row.policy)}", f"crawlplan.reason={_clean(row.reason)}"]
         root = seed_url(row.surt_host_name, settings.scheme)
         lines.append("\t".join([root, *meta, "crawlplan.seed=host"]))
-        seen = {root}
-        for item in plan_items(row):
-            for url in item.get("seed_urls") or []:
-                if url in seen:
-                    continue
-                seen.add(url)
-                # Within the host the cap keeps the count; a higher score makes the generator
-                # take the preferred clusters' pages first.
-                boosted = float(f"{score * (1 + float(item['expected_share'])):.9g}")
-                lines.append("\t".join([url, f"nutch.score={boosted!r}",
-                                        f"nutch.fetchInterval={int(settings.fetch_interval)}",
-                                        f"{BUDGET_KEY}={int(row.allocated_pages)}", f"{RANK_KEY}={int(row.rank)}",
-                                        f"crawlplan.cluster={int(item['cluster'])}", "crawlplan.seed=cluster"]))
+        for url, item in cluster_seeds(row, root):
+            # Within the host the cap keeps the count; a higher score makes the generator take
+            # the preferred clusters' pages first.
+            boosted = float(f"{score * (1 + float(item['expected_share'])):.9g}")
+            lines.append("\t".join([url, f"nutch.score={boosted!r}", *meta[1:4],
+                                    f"crawlplan.cluster={int(item['cluster'])}", "crawlplan.seed=cluster"]))
     return lines
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from crawlplan.hosts import rev_to_host, strip_www, surt_host, surt_to_rev
-from crawlplan.policies.export import crawl_rows, plan_items, seed_url
+from crawlplan.policies.export import cluster_seeds, crawl_rows, seed_url
 
 PUT = "puturls.jsonl"
 LIMITS = "setcrawllimit.jsonl"
@@ -54,17 +54,12 @@ def render(df: pd.DataFrame, settings) -> dict[str, str]:
         meta = {"crawlplan.budget": str(budget), "crawlplan.rank": str(int(row.rank)), "crawlplan.seed": "host"}
         root = seed_url(row.surt_host_name, settings.scheme)
         puts.append({"discovered": {"info": _info(root, key, meta, settings.crawl_id)}})
-        seen = {root}
-        for item in plan_items(row):
-            for url in item.get("seed_urls") or []:
-                if url in seen:
-                    continue
-                seen.add(url)
-                cmeta = {**meta, "crawlplan.seed": "cluster", "crawlplan.cluster": str(int(item["cluster"])),
-                         "crawlplan.expected_share": repr(float(item["expected_share"]))}
-                if item.get("url_pattern"):
-                    cmeta["crawlplan.url_pattern"] = item["url_pattern"]
-                puts.append({"discovered": {"info": _info(url, key, cmeta, settings.crawl_id)}})
+        for url, item in cluster_seeds(row, root):
+            cmeta = {**meta, "crawlplan.seed": "cluster", "crawlplan.cluster": str(int(item["cluster"])),
+                     "crawlplan.expected_share": repr(float(item["expected_share"]))}
+            if item.get("url_pattern"):
+                cmeta["crawlplan.url_pattern"] = item["url_pattern"]
+            puts.append({"discovered": {"info": _info(url, key, cmeta, settings.crawl_id)}})
         limit = {"key": key, "limit": budget}
         if settings.crawl_id:
             limit["crawlID"] = settings.crawl_id
