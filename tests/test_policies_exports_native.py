@@ -231,5 +231,7 @@ def test_crawler_formats_need_a_folder(plan, tmp_path):
     (tmp_path / "f.txt").write_text("x")
     with pytest.raises(ValueError, match="writes a folder"):
         export.write(plan, "heritrix", tmp_path / "f.txt")
+    with pytest.raises(ValueError, match="writes a folder"):
+        export.write(plan, "nutch", tmp_path / "seeds.txt")     # the old single-file nutch export
     with pytest.raises(ValueError, match="precedence floor"):
         export.ExportSettings(precedence_levels=300)

@@ -32,6 +32,7 @@ TABLE_FORMATS = ("csv", "parquet", "jsonl")
 CRAWLER_FORMATS = ("heritrix", "cc-nutch", "nutch", "urlfrontier")
 FORMATS = TABLE_FORMATS + CRAWLER_FORMATS
 _EXT = {"csv": "budgets.csv", "parquet": "budgets.parquet", "jsonl": "budgets.jsonl"}
+_FILE_SUFFIXES = {".txt", ".xml", ".cxml", ".csv", ".json", ".jsonl", ".parquet"}
 _INT = ("sample_size", "allocated_pages", "rank")
 _FLOAT = ("sampled_density", "estimate")
 PLAN_COLUMN = "within_host_plan"
@@ -193,8 +194,8 @@ def write(df: pd.DataFrame, fmt: str, out: str | Path, scheme: str = "https",
     if fmt in CRAWLER_FORMATS:
         from crawlplan.policies.exports import render
 
-        if out.exists() and not out.is_dir():
-            raise ValueError(f"--format {fmt} writes a folder of files; {out} is a file")
+        if (out.exists() and not out.is_dir()) or (not out.exists() and out.suffix in _FILE_SUFFIXES):
+            raise ValueError(f"--format {fmt} writes a folder of files; {out} is (or names) a file")
         out.mkdir(parents=True, exist_ok=True)
         for name, text in render(fmt, df, settings).items():
             (out / name).write_text(text, encoding="utf-8", newline="\n")
