@@ -4,7 +4,8 @@ driven by an exported plan, and the crawl's WARC goes back into the pipeline.
 The plan is built in-process so the test needs no DAG run: ``allocate`` over a one-in-three
 sample of each host's pages labelled with the demo's ground truth (a perfect classifier on a
 sample), and within-host plans for the forum hosts from clusters = page types (a perfect
-sitemap) turned into URL patterns by the same code as the export. ``crawlplan crawl-loop``
+sitemap: thread-list pages link to threads) turned into URL patterns by the same code as the
+export. ``crawlplan crawl-loop``
 runs the same loop on a real ``crawlplan run`` (docs/policies.md, "A real crawl closes the loop").
 Skips when the crawl venv (.venv-crawl: pywb, Scrapy; scripts/test-extras.sh) is missing.
 """
@@ -50,9 +51,12 @@ def sample_plan(demo, total: int, per_host: int) -> pd.DataFrame:
     fp = pages[pages.host.isin(forums)]
     types = {t: i for i, t in enumerate(sorted(fp.page_type.unique()))}
     clusters = pd.DataFrame({"site": fp.host, "url": fp.url, "cluster": fp.page_type.map(types)})
-    plans = pd.DataFrame([{"site": s, "rank": 1, "cluster": types["thread"], "apath": "/html/body/div/ul/li/a",
+    # the plan row: links on thread-list pages, which lead to threads (the wanted pages)
+    apath = "/html/body/main/table/tr/td/a"
+    plans = pd.DataFrame([{"site": s, "rank": 1, "cluster": types["thread_list"], "apath": apath,
                            "expected_share": 1.0, "links_seen": 1.0, "wanted_basis": "labels"} for s in forums])
-    return export.attach_plans(budgets, plans, patterns=cluster_url_patterns(clusters))
+    navigation = {(s, types["thread_list"], apath): {types["thread"]: 1.0} for s in forums}
+    return export.attach_plans(budgets, plans, patterns=cluster_url_patterns(clusters), navigation=navigation)
 
 
 @pytest.fixture(scope="module")

@@ -42,10 +42,14 @@ def plan():
     plans = pd.DataFrame({"site": ["talk.forum.io", "talk.forum.io"], "rank": [1, 2], "cluster": [2, 0],
                           "apath": ["/html/body/ul/li/a[thread]", "/html/body/a[next]"],
                           "expected_share": [0.8, 0.3], "links_seen": [40.0, 6.0], "wanted_basis": ["labels"] * 2})
-    patterns = {("talk.forum.io", 2): {"url_pattern": r"^https?://talk\.forum\.io/t/\d+[^/]*$",
+    patterns = {("talk.forum.io", 2): {"url_pattern": r"^https?://talk\.forum\.io/tag/[^/]+$",
+                                       "seed_urls": ["https://talk.forum.io/tag/a"]},
+                ("talk.forum.io", 3): {"url_pattern": r"^https?://talk\.forum\.io/t/\d+[^/]*$",
                                        "seed_urls": ["https://talk.forum.io/t/1-hello", "https://talk.forum.io/t/2-x"]},
                 ("talk.forum.io", 0): {"url_pattern": None, "seed_urls": ["https://talk.forum.io/"]}}
-    return export.attach_plans(budgets, plans, patterns=patterns)
+    # tag pages (cluster 2) link to threads (cluster 3) 9 times in 10, to tag pages once
+    navigation = {("talk.forum.io", 2, "/html/body/ul/li/a[thread]"): {3: 9.0, 2: 1.0}}
+    return export.attach_plans(budgets, plans, patterns=patterns, navigation=navigation)
 
 
 def _files(path: Path) -> dict[str, bytes]:
@@ -105,8 +109,10 @@ def test_heritrix_names_and_shared_sheets(plan, tmp_path):
     for prefixes, names in assocs:
         assert set(names) <= set(sheets)
         assert all(re.fullmatch(r"http://\([a-z0-9,-]+,\)(/[A-Za-z_-]+/)?", p) for p in prefixes), prefixes
-    # the forum's thread section is preferred inside its queue
-    assert any("http://(io,forum,talk,)/t/" in p for p, _ in assocs for p in p)
+    # inside the forum's queue the thread section (where the plan's links lead) comes first
+    uri = {p: sheets[n][heritrix.URI_PRECEDENCE] for ps, ns in assocs for p in ps for n in ns
+           if heritrix.URI_PRECEDENCE in sheets[n]}
+    assert uri["http://(io,forum,talk,)/t/"] == 1 and uri["http://(io,forum,talk,)/tag/"] == 1
     seeds = (folder / heritrix.SEEDS).read_text().split()
     assert seeds[0] == export.seed_url(plan.sort_values("rank").surt_host_name.iloc[0])
     assert "https://talk.forum.io/t/1-hello" in seeds
@@ -222,7 +228,9 @@ def test_urlfrontier_lines_parse_as_the_published_messages(plan, tmp_path):
     assert sorted(x.limit for x in limits) == sorted(funded.allocated_pages.tolist())
     forum = [i for i in items if i.discovered.info.key == "talk.forum.io"]
     assert forum[0].discovered.info.metadata["crawlplan.seed"].values == ["host"]
-    assert forum[1].discovered.info.metadata["crawlplan.url_pattern"].values[0].startswith("^https?://talk")
+    assert forum[1].discovered.info.url == "https://talk.forum.io/t/1-hello"        # wanted pages first
+    assert list(forum[1].discovered.info.metadata["crawlplan.target_patterns"].values) == \
+        [r"^https?://talk\.forum\.io/t/\d+[^/]*$"]
     with pytest.raises(json_format.ParseError):                    # the check is strict: unknown names fail
         json_format.Parse(json.dumps({"discovered": {"info": {"url": "u", "queue": "k"}}}), item_cls())
 

@@ -51,10 +51,12 @@ def export_plan(run_dir: Path, out: Path) -> Path:
 
     df = export.read_budgets(run_dir / "budgets")
     if (run_dir / "host_plans").exists():
-        patterns = None
+        patterns = navigation = None
         if (run_dir / "page_clusters").exists():
             patterns = cluster_url_patterns(pd.read_parquet(run_dir / "page_clusters", columns=["site", "url", "cluster"]))
-        df = export.attach_plans(df, load_host_plans(run_dir / "host_plans"), patterns=patterns)
+        if (run_dir / "sitemaps").exists():
+            navigation = export.plan_navigation(pd.read_parquet(run_dir / "sitemaps", columns=["site", "navigation"]))
+        df = export.attach_plans(df, load_host_plans(run_dir / "host_plans"), patterns=patterns, navigation=navigation)
     out.mkdir(parents=True, exist_ok=True)
     for fmt in export.FORMATS:
         export.write(df, fmt, out / fmt if fmt in export.CRAWLER_FORMATS else out)

@@ -7,8 +7,9 @@ What the plan sets, and where Scrapy enforces it:
   redirects and errors included (as Heritrix's unit cost). A global cap keeps the total.
 * host priority: request ``priority`` = host term (best rank highest) + within-host bonus; the
   scheduler pops the highest priority first, BFS inside a host (``DEPTH_PRIORITY``).
-* within-host priorities: links matching a preferred cluster's URL regex (from the sitemaps,
-  via ``within_host_plan``) get a bonus proportional to the cluster's expected share.
+* within-host priorities: links matching the URL regex of a cluster the plan's links lead to
+  (``within_host_plan`` targets, from the sitemaps) get a bonus proportional to the expected
+  share of wanted pages; links to the hub pages those links are on get half of it.
 * ``uniform`` mode is the baseline: every host of the plan file, equal share of breadth (the
   k-th URL found on a host gets priority -k, so hosts are served round-robin), same total.
 
@@ -37,6 +38,7 @@ from urllib.parse import urlsplit
 from crawlplan.hosts import strip_www
 
 MODES = ("plan", "uniform")
+HUB_WEIGHT = 0.5       # a hub page (where the plan's links are) is worth half a wanted page
 _BONUS = 99            # within-host bonus range; host terms are multiples of 100
 _ORIG = "x-archive-orig-"
 _REPLAY_ONLY = {"link", "memento-datetime", "content-location", "vary"}
@@ -69,9 +71,14 @@ def load_plan(path: str, scheme: str = "https") -> list[HostPlan]:
         host = ".".join(reversed(r["surt_host_name"].split(",")))
         seeds, patterns = [f"{scheme}://{host}/"], []
         for item in r.get("within_host_plan") or []:
+            share = float(item["expected_share"])
+            for target in item.get("targets") or []:     # the wanted pages the plan's links lead to
+                seeds += [u for u in target.get("seed_urls") or [] if u not in seeds]
+                if target.get("url_pattern"):
+                    patterns.append((re.compile(target["url_pattern"]), share))
             seeds += [u for u in item.get("seed_urls") or [] if u not in seeds]
-            if item.get("url_pattern"):
-                patterns.append((re.compile(item["url_pattern"]), float(item["expected_share"])))
+            if item.get("url_pattern"):                   # the pages those links are on: worth less
+                patterns.append((re.compile(item["url_pattern"]), HUB_WEIGHT * share))
         hosts.append(HostPlan(strip_www(host), int(r["allocated_pages"]), pos, seeds, patterns))
     return hosts
 

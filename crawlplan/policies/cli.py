@@ -28,6 +28,9 @@ def register(subparsers) -> None:
     b.add_argument("--page-clusters", default=None,
                    help="page_clusters dataset: URL patterns and seed URLs of the planned clusters; default: "
                         "the page_clusters folder beside --input when it exists; 'none' to leave them out")
+    b.add_argument("--sitemaps", default=None,
+                   help="sitemaps dataset: where each plan row's links lead (navigation table); default: the "
+                        "sitemaps folder beside --input when it exists; 'none' to leave it out")
     b.add_argument("--plan-top", type=int, default=5, help="plan rows kept per host (default 5)")
     b.add_argument("--segments", type=int, default=1,
                    help="cc-nutch / nutch: segments per generate call (limits are per segment; default 1)")
@@ -88,11 +91,15 @@ def cmd_export_budgets(args) -> int:
     if plans_path:
         from crawlplan.source.plans import cluster_url_patterns, load_host_plans
 
-        patterns = None
+        patterns = navigation = None
         clusters_path = _beside(args.page_clusters, args.input, "page_clusters")
         if clusters_path:
             patterns = cluster_url_patterns(pd.read_parquet(clusters_path, columns=["site", "url", "cluster"]))
-        df = export.attach_plans(df, load_host_plans(plans_path), top=args.plan_top, patterns=patterns)
+        sitemaps_path = _beside(args.sitemaps, args.input, "sitemaps")
+        if sitemaps_path:
+            navigation = export.plan_navigation(pd.read_parquet(sitemaps_path, columns=["site", "navigation"]))
+        df = export.attach_plans(df, load_host_plans(plans_path), top=args.plan_top, patterns=patterns,
+                                 navigation=navigation)
         print(f"within-host plans from {plans_path}: {int((df[export.PLAN_COLUMN] != '').sum())} hosts"
               + (f", URL patterns from {clusters_path}" if clusters_path else ""))
     formats = export.FORMATS if args.format == "all" else (args.format,)

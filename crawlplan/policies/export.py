@@ -59,11 +59,16 @@ class ExportSettings:
 
 
 def attach_plans(df: pd.DataFrame, plans: pd.DataFrame, top: int = 5,
-                 patterns: dict[tuple[str, int], dict] | None = None) -> pd.DataFrame:
+                 patterns: dict[tuple[str, int], dict] | None = None,
+                 navigation: dict[tuple[str, int, str], dict[int, float]] | None = None) -> pd.DataFrame:
     """Add ``within_host_plan``: the host's first ``top`` plan rows as compact JSON ('' if none).
 
-    ``patterns`` (``crawlplan.source.plans.cluster_url_patterns`` of ``page_clusters``) adds each
-    row's cluster URL regex and seed URLs, which is what URL-driven crawlers can act on.
+    A plan row names where to follow links (pages of ``cluster``, anchors at ``apath``) and the
+    share of wanted pages behind them. Crawlers act on URLs, so ``patterns``
+    (``crawlplan.source.plans.cluster_url_patterns`` of ``page_clusters``) adds the URL regex and
+    seed URLs of that hub cluster, and ``navigation`` (the sitemaps' navigation table:
+    (site, cluster, apath) -> {target cluster: weight}) adds ``targets``: the clusters those
+    links lead to (share >= 0.2 of the links), with their URL regex and seed URLs.
     """
     keyed: dict[str, str] = {}
     for site, rows in plans.sort_values(["site", "rank"]).groupby("site", sort=True):
@@ -75,10 +80,28 @@ def attach_plans(df: pd.DataFrame, plans: pd.DataFrame, top: int = 5,
                 found = patterns.get((str(site), int(r.cluster)), {})
                 item["url_pattern"] = found.get("url_pattern")
                 item["seed_urls"] = list(found.get("seed_urls", []))
+                row = (navigation or {}).get((str(site), int(r.cluster), str(r.apath)), {})
+                total = sum(row.values())
+                item["targets"] = [
+                    {"cluster": int(c), "share": round(w / total, 4),
+                     "url_pattern": patterns.get((str(site), int(c)), {}).get("url_pattern"),
+                     "seed_urls": list(patterns.get((str(site), int(c)), {}).get("seed_urls", []))}
+                    for c, w in sorted(row.items(), key=lambda kv: (-kv[1], kv[0]))
+                    if c != -1 and total > 0 and w / total >= 0.2][:3]
             items.append(item)
         keyed[surt_host(str(site))] = json.dumps(items, ensure_ascii=False, separators=(",", ":"))
     out = canonical(df)
     out[PLAN_COLUMN] = out["surt_host_name"].map(keyed).fillna("")
+    return out
+
+
+def plan_navigation(sitemaps: pd.DataFrame) -> dict[tuple[str, int, str], dict[int, float]]:
+    """(site, cluster, apath) -> {target cluster: weight} from the ``sitemaps`` dataset."""
+    out: dict[tuple[str, int, str], dict[int, float]] = {}
+    for site, nav in zip(sitemaps["site"].astype(str), sitemaps["navigation"]):
+        for e in nav if nav is not None else []:
+            row = out.setdefault((site, int(e["cluster"]), str(e["apath"])), {})
+            row[int(e["to_cluster"])] = row.get(int(e["to_cluster"]), 0.0) + float(e["weight"])
     return out
 
 
@@ -164,10 +187,12 @@ def plan_items(row) -> list[dict]:
 
 
 def cluster_seeds(row, root: str) -> list[tuple[str, dict]]:
-    """(seed URL, plan item) of a host's preferred clusters, each URL once and never the root."""
+    """(seed URL, plan item) of a host's preferred clusters - the wanted pages the links lead to
+    first, then the pages the links are on - each URL once and never the root."""
     seen, out = {root}, []
     for item in plan_items(row):
-        for url in item.get("seed_urls") or []:
+        urls = [u for t in item.get("targets") or [] for u in t.get("seed_urls") or []]
+        for url in urls + list(item.get("seed_urls") or []):
             if url not in seen:
                 seen.add(url)
                 out.append((url, item))

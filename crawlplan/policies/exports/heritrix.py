@@ -30,7 +30,7 @@ ASSOCIATION = "org.archive.crawler.spring.SurtPrefixesSheetAssociation"
 BUDGET = "frontier.queueTotalBudget"
 QUEUE_PRECEDENCE = "frontier.queuePrecedencePolicy.basePrecedence"
 URI_PRECEDENCE = "preparer.uriPrecedencePolicy.basePrecedence"
-_LITERAL_SECTION = re.compile(r"^\^https\?://[^/]+/([A-Za-z_-]+)/")
+_LITERAL_SECTION = re.compile(r"https\?://[^/]+/([A-Za-z_-]+)/")
 
 
 def host_prefixes(surt_host_name: str) -> list[str]:
@@ -45,11 +45,11 @@ def precedence(position: int, n: int, levels: int) -> int:
     return 1 + (position - 1) * levels // max(n, 1)
 
 
-def _section_prefixes(surt_host_name: str, item: dict) -> list[str]:
-    m = _LITERAL_SECTION.match(item.get("url_pattern") or "")
-    if not m:
-        return []
-    return [p + "/" + m.group(1) + "/" for p in host_prefixes(surt_host_name)]
+def _sections(item: dict) -> list[str]:
+    """Literal first path sections (``t`` of ``/t/...``) of the clusters a plan row leads to,
+    then of the cluster its links are on."""
+    regexes = [t.get("url_pattern") or "" for t in item.get("targets") or []] + [item.get("url_pattern") or ""]
+    return list(dict.fromkeys(m for rx in regexes for m in _LITERAL_SECTION.findall(rx)))
 
 
 def _sheet(name: str, entries: list[tuple[str, int]]) -> list[str]:
@@ -76,9 +76,13 @@ def render(df: pd.DataFrame, settings) -> dict[str, str]:
         groups.setdefault(key, []).extend(host_prefixes(row.surt_host_name))
         root = seed_url(row.surt_host_name, settings.scheme)
         seeds.append(root)
-        for item in plan_items(row):
-            for p in _section_prefixes(row.surt_host_name, item):
-                uri_groups.setdefault(int(item["rank"]), []).append(p)
+        taken: set[str] = set()
+        for item in plan_items(row):          # best plan rank first: a section keeps its first rank
+            for section in _sections(item):
+                if section not in taken:
+                    taken.add(section)
+                    uri_groups.setdefault(int(item["rank"]), []).extend(
+                        p + "/" + section + "/" for p in host_prefixes(row.surt_host_name))
         seeds += [url for url, _ in cluster_seeds(row, root)]
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            "<!-- crawlplan budgets for Heritrix 3: import into crawler-beans.cxml with",

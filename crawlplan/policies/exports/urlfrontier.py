@@ -36,8 +36,9 @@ def _line(obj: dict) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
 
 
-def _info(url: str, key: str, meta: dict[str, str], crawl_id: str) -> dict:
-    info = {"url": url, "key": key, "metadata": {k: {"values": [v]} for k, v in meta.items()}}
+def _info(url: str, key: str, meta: dict[str, str | list[str]], crawl_id: str) -> dict:
+    info = {"url": url, "key": key,
+            "metadata": {k: {"values": v if isinstance(v, list) else [v]} for k, v in meta.items()}}
     if crawl_id:
         info["crawlID"] = crawl_id   # proto3 JSON leaves defaults out
     return info
@@ -59,6 +60,9 @@ def render(df: pd.DataFrame, settings) -> dict[str, str]:
                      "crawlplan.expected_share": repr(float(item["expected_share"]))}
             if item.get("url_pattern"):
                 cmeta["crawlplan.url_pattern"] = item["url_pattern"]
+            targets = [t["url_pattern"] for t in item.get("targets") or [] if t.get("url_pattern")]
+            if targets:
+                cmeta["crawlplan.target_patterns"] = targets     # a StringList of several values
             puts.append({"discovered": {"info": _info(url, key, cmeta, settings.crawl_id)}})
         limit = {"key": key, "limit": budget}
         if settings.crawl_id:
