@@ -243,3 +243,19 @@ def test_crawler_formats_need_a_folder(plan, tmp_path):
         export.write(plan, "nutch", tmp_path / "seeds.txt")     # the old single-file nutch export
     with pytest.raises(ValueError, match="precedence floor"):
         export.ExportSettings(precedence_levels=300)
+
+
+def test_cluster_url_patterns_describe_clusters_by_url():
+    from crawlplan.source.plans import cluster_url_patterns, url_shape
+
+    assert url_shape("https://f.io/t/12-a-b") == r"^https?://f\.io/t/\d+[^/]*$"
+    assert url_shape("https://f.io/f/news?page=2") == r"^https?://f\.io/f/[^/]+\?page=[^&]*$"
+    urls = ([f"https://f.io/t/{i}-x" for i in range(8)] + [f"https://f.io/t/{i}-y" for i in range(8, 11)]
+            + ["https://f.io/f/a", "https://f.io/f/a?page=2", "https://f.io/u/bob"])
+    clusters = [3] * 8 + [5] * 3 + [2, 2, 4]
+    found = cluster_url_patterns(pd.DataFrame({"site": "f.io", "url": urls, "cluster": clusters}))
+    assert found[("f.io", 3)]["url_pattern"] == r"^https?://f\.io/t/\d+[^/]*$"    # the majority keeps the shape
+    assert found[("f.io", 5)]["url_pattern"] is None and found[("f.io", 5)]["seed_urls"]
+    assert re.search(found[("f.io", 2)]["url_pattern"], "https://f.io/f/b?page=9")
+    assert not re.search(found[("f.io", 2)]["url_pattern"], "https://f.io/t/1-x")
+    assert found[("f.io", 3)]["pattern_precision"] == round(8 / 11, 4)

@@ -73,14 +73,16 @@ def url_shape(url: str) -> str:
     return f"^https?://{re.escape(parts.hostname or '')}{path}{query}$"
 
 
-def cluster_url_patterns(page_clusters, *, min_precision: float = 0.8, max_shapes: int = 3,
+def cluster_url_patterns(page_clusters, *, min_precision: float = 0.5, max_shapes: int = 3,
                          seeds: int = 3) -> dict[tuple[str, int], dict]:
     """Per (site, cluster): a URL regex covering the cluster's pages, its precision, seed URLs.
 
     Crawlers order and filter by URL, not by a page's DOM cluster, so each cluster of a learned
     sitemap (``page_clusters``: site, url, cluster) is described by the URL shapes of its pages:
     the most common shapes covering the cluster, kept while the alternation's precision over the
-    site's pages (share of matches that are in the cluster) stays >= ``min_precision``. ``seeds``
+    site's pages (share of matches that are in the cluster) stays >= ``min_precision`` - by
+    default a majority: one page type split over two clusters (long and short threads) still
+    gives the larger cluster its URL shape. ``seeds``
     URLs of the cluster (shortest first) let seed-list crawlers start inside it. A cluster with
     no precise pattern gets ``pattern`` None and keeps its seeds.
     """
