@@ -259,3 +259,34 @@ def test_cluster_url_patterns_describe_clusters_by_url():
     assert re.search(found[("f.io", 2)]["url_pattern"], "https://f.io/f/b?page=9")
     assert not re.search(found[("f.io", 2)]["url_pattern"], "https://f.io/t/1-x")
     assert found[("f.io", 3)]["pattern_precision"] == round(8 / 11, 4)
+
+
+def test_cli_finds_plans_clusters_and_sitemaps_beside_the_budgets(plan, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from crawlplan.cli import main
+
+    run = tmp_path / "run"
+    for name, table in {
+        "budgets": pa.Table.from_pandas(plan.drop(columns=export.PLAN_COLUMN), preserve_index=False),
+        "host_plans": pa.table({"site": ["talk.forum.io"], "rank": [1], "cluster": [2], "apath": ["/a"],
+                                "expected_share": [0.9], "links_seen": [10.0], "wanted_basis": ["labels"]}),
+        "page_clusters": pa.table({"site": ["talk.forum.io"] * 4,
+                                   "url": [f"https://talk.forum.io/t/{i}-x" for i in range(3)] + ["https://talk.forum.io/f/a"],
+                                   "cluster": [3, 3, 3, 2]}),
+        "sitemaps": pa.table({"site": ["talk.forum.io"],
+                              "navigation": [[{"cluster": 2, "apath": "/a", "to_cluster": 3, "weight": 5.0}]]}),
+    }.items():
+        (run / name).mkdir(parents=True)
+        pq.write_table(table, run / name / "part-0.parquet")
+    assert main(["export", "budgets", "--input", str(run / "budgets"), "--format", "jsonl", "--out",
+                 str(tmp_path / "b.jsonl")]) == 0
+    rows = {r["surt_host_name"]: r for r in map(json.loads, (tmp_path / "b.jsonl").read_text().splitlines())}
+    item = rows["io,forum,talk"]["within_host_plan"][0]
+    assert item["url_pattern"] == r"^https?://talk\.forum\.io/f/[^/]+$"
+    assert item["targets"] == [{"cluster": 3, "share": 1.0, "url_pattern": r"^https?://talk\.forum\.io/t/\d+[^/]*$",
+                                "seed_urls": ["https://talk.forum.io/t/0-x", "https://talk.forum.io/t/1-x",
+                                              "https://talk.forum.io/t/2-x"]}]
+    assert main(["export", "budgets", "--input", str(run / "budgets"), "--format", "jsonl", "--sitemaps",
+                 str(tmp_path / "missing"), "--out", str(tmp_path / "c.jsonl")]) == 2

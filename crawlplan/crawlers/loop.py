@@ -47,16 +47,8 @@ def page_key(url: str) -> str:
 def export_plan(run_dir: Path, out: Path) -> Path:
     """Every export format of the run's budgets (+ host_plans, page_clusters); returns the JSONL."""
     from crawlplan.policies import export
-    from crawlplan.source.plans import cluster_url_patterns, load_host_plans
 
-    df = export.read_budgets(run_dir / "budgets")
-    if (run_dir / "host_plans").exists():
-        patterns = navigation = None
-        if (run_dir / "page_clusters").exists():
-            patterns = cluster_url_patterns(pd.read_parquet(run_dir / "page_clusters", columns=["site", "url", "cluster"]))
-        if (run_dir / "sitemaps").exists():
-            navigation = export.plan_navigation(pd.read_parquet(run_dir / "sitemaps", columns=["site", "navigation"]))
-        df = export.attach_plans(df, load_host_plans(run_dir / "host_plans"), patterns=patterns, navigation=navigation)
+    df, _ = export.read_budgets_with_plans(Path(run_dir) / "budgets")
     out.mkdir(parents=True, exist_ok=True)
     for fmt in export.FORMATS:
         export.write(df, fmt, out / fmt if fmt in export.CRAWLER_FORMATS else out)

@@ -68,40 +68,17 @@ def export_formats() -> tuple[str, ...]:
     return FORMATS
 
 
-def _beside(args_value, input_path: str, name: str) -> str | None:
-    """An explicit dataset path, 'none', or the dataset of that name beside the budgets."""
-    if args_value == "none":
-        return None
-    path = args_value if args_value is not None else str(Path(input_path).parent / name)
-    if not Path(path).exists():
-        if args_value is not None:
-            raise FileNotFoundError(f"no {name} dataset at {path}")
-        return None
-    return path
-
-
 def cmd_export_budgets(args) -> int:
     from crawlplan.policies import export
 
-    df = export.read_budgets(args.input)
     settings = export.ExportSettings(scheme=args.scheme, segments=args.segments, fetch_interval=args.fetch_interval,
                                      precedence_levels=args.precedence_levels, partition_pages=args.partition_pages,
                                      crawl_id=args.crawl_id, hostdb=args.hostdb)
-    plans_path = _beside(args.plans, args.input, "host_plans")
-    if plans_path:
-        from crawlplan.source.plans import cluster_url_patterns, load_host_plans
-
-        patterns = navigation = None
-        clusters_path = _beside(args.page_clusters, args.input, "page_clusters")
-        if clusters_path:
-            patterns = cluster_url_patterns(pd.read_parquet(clusters_path, columns=["site", "url", "cluster"]))
-        sitemaps_path = _beside(args.sitemaps, args.input, "sitemaps")
-        if sitemaps_path:
-            navigation = export.plan_navigation(pd.read_parquet(sitemaps_path, columns=["site", "navigation"]))
-        df = export.attach_plans(df, load_host_plans(plans_path), top=args.plan_top, patterns=patterns,
-                                 navigation=navigation)
-        print(f"within-host plans from {plans_path}: {int((df[export.PLAN_COLUMN] != '').sum())} hosts"
-              + (f", URL patterns from {clusters_path}" if clusters_path else ""))
+    df, used = export.read_budgets_with_plans(args.input, plans=args.plans, page_clusters=args.page_clusters,
+                                              sitemaps=args.sitemaps, top=args.plan_top)
+    if used:
+        print(f"within-host plans for {int((df[export.PLAN_COLUMN] != '').sum())} hosts from "
+              + ", ".join(str(p) for p in used.values()))
     formats = export.FORMATS if args.format == "all" else (args.format,)
     out = Path(args.out)
     if args.format == "all":

@@ -95,6 +95,47 @@ def attach_plans(df: pd.DataFrame, plans: pd.DataFrame, top: int = 5,
     return out
 
 
+def _beside(given: str | None, budgets: Path, name: str) -> Path | None:
+    """An explicit dataset path (must exist), 'none', or the dataset of that name beside the budgets."""
+    if given == "none":
+        return None
+    path = Path(given) if given is not None else budgets.parent / name
+    if not path.exists():
+        if given is not None:
+            raise FileNotFoundError(f"no {name} dataset at {path}")
+        return None
+    return path
+
+
+def read_budgets_with_plans(budgets: str | Path, *, plans: str | None = None, page_clusters: str | None = None,
+                            sitemaps: str | None = None, top: int = 5) -> tuple[pd.DataFrame, dict[str, Path]]:
+    """The budgets with their within-host plans attached, as every export writes them.
+
+    Each of ``plans`` (host_plans), ``page_clusters`` and ``sitemaps`` is a path, 'none', or
+    None for the dataset of that name beside ``budgets`` when it exists. Returns the rows and
+    the datasets used.
+    """
+    budgets = Path(budgets)
+    df = read_budgets(budgets)
+    used: dict[str, Path] = {}
+    plans_path = _beside(plans, budgets, "host_plans")
+    if plans_path is None:
+        return df, used
+    from crawlplan.source.plans import cluster_url_patterns, load_host_plans
+
+    used["host_plans"] = plans_path
+    patterns = navigation = None
+    clusters_path = _beside(page_clusters, budgets, "page_clusters")
+    if clusters_path is not None:
+        used["page_clusters"] = clusters_path
+        patterns = cluster_url_patterns(pd.read_parquet(clusters_path, columns=["site", "url", "cluster"]))
+    sitemaps_path = _beside(sitemaps, budgets, "sitemaps")
+    if sitemaps_path is not None:
+        used["sitemaps"] = sitemaps_path
+        navigation = plan_navigation(pd.read_parquet(sitemaps_path, columns=["site", "navigation"]))
+    return attach_plans(df, load_host_plans(plans_path), top=top, patterns=patterns, navigation=navigation), used
+
+
 def plan_navigation(sitemaps: pd.DataFrame) -> dict[tuple[str, int, str], dict[int, float]]:
     """(site, cluster, apath) -> {target cluster: weight} from the ``sitemaps`` dataset."""
     out: dict[tuple[str, int, str], dict[int, float]] = {}
