@@ -15,7 +15,9 @@ What the plan sets, and where Scrapy enforces it:
 
 Only hosts of the plan are crawled. With ``--replay URL`` every fetch goes to a pywb replay
 server on 127.0.0.1 (``/<collection>/id_/<original url>``) while the crawl logic, the response
-and the WARC keep the original URL; a non-loopback replay address is refused. Records go to
+and the WARC keep the original URL; a non-loopback replay address is refused. Without it the
+spider fetches the live web with Scrapy's own handlers and obeys robots.txt (not exercised by
+the tests, which have no network). Records go to
 one gzipped WARC file (request + response per fetch, warcio).
 
     .venv-crawl/bin/python -m crawlplan.crawlers.scrapy --plan budgets.jsonl --replay \\
@@ -145,7 +147,7 @@ def build_process(args):
 
         async def download_request(self, request):
             response = await super().download_request(request.replace(url=self.prefix + request.url))
-            if b"Memento-Datetime" not in response.headers:
+            if b"Memento-Datetime" not in response.headers:   # pywb's 404 for a URL it does not hold
                 stats["not_archived"] += 1
             return response.replace(url=request.url)
 
@@ -228,16 +230,19 @@ def build_process(args):
             stats["close_reason"] = reason
 
     settings = {
-        "ROBOTSTXT_OBEY": False, "COOKIES_ENABLED": False, "TELNETCONSOLE_ENABLED": False,
+        "ROBOTSTXT_OBEY": not args.replay,    # the replayed archive is the whole web
+        "COOKIES_ENABLED": False, "TELNETCONSOLE_ENABLED": False,
         "LOG_LEVEL": "WARNING", "USER_AGENT": "crawlplan-closed-loop (+https://example.invalid/crawlplan)",
         "DEPTH_PRIORITY": 1, "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
         "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
-        "CONCURRENT_REQUESTS": args.concurrency, "CONCURRENT_REQUESTS_PER_DOMAIN": 2, "DOWNLOAD_DELAY": 0,
+        "CONCURRENT_REQUESTS": args.concurrency, "CONCURRENT_REQUESTS_PER_DOMAIN": 2,
+        "DOWNLOAD_DELAY": 0 if args.replay else 1.0,   # loopback replay needs no politeness delay
         "RETRY_ENABLED": False, "DOWNLOAD_TIMEOUT": 30, "HTTPERROR_ALLOW_ALL": True,
-        "CRAWLPLAN_REPLAY": args.replay,
-        "DOWNLOAD_HANDLERS": {"http": ReplayDownloadHandler, "https": ReplayDownloadHandler},
         "DOWNLOADER_MIDDLEWARES": {BudgetMiddleware: 50, _Instance(warc): 960},
     }
+    if args.replay:
+        settings.update({"CRAWLPLAN_REPLAY": args.replay,
+                         "DOWNLOAD_HANDLERS": {"http": ReplayDownloadHandler, "https": ReplayDownloadHandler}})
     return CrawlerProcess(settings), PlanSpider, stats
 
 
@@ -258,7 +263,8 @@ def _reason(status: int) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m crawlplan.crawlers.scrapy", description=__doc__.split("\n")[0])
     ap.add_argument("--plan", required=True, help="budgets JSONL export (crawlplan export budgets --format jsonl)")
-    ap.add_argument("--replay", required=True, help="pywb replay prefix on 127.0.0.1, e.g. http://127.0.0.1:PORT/demo/id_/")
+    ap.add_argument("--replay", default="", help="pywb replay prefix on 127.0.0.1, e.g. http://127.0.0.1:PORT/demo/id_/ "
+                                                 "(default: none, fetch the live web)")
     ap.add_argument("--warc", required=True, help="WARC file to write (gzipped)")
     ap.add_argument("--stats", required=True, help="JSON file for the crawl's counters")
     ap.add_argument("--mode", choices=MODES, default="plan")
@@ -269,7 +275,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.mode == "uniform" and args.total <= 0:
         ap.error("--mode uniform needs --total (the plan crawl's page count)")
-    check_loopback(args.replay)
+    if args.replay:
+        check_loopback(args.replay)
     process, spider, stats = build_process(args)
     process.crawl(spider)
     process.start()
