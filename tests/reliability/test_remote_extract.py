@@ -158,3 +158,12 @@ def test_a_bad_limit_is_refused(setting):
     with pytest.raises(ValueError, match="max_failed_files"):
         allowed_failures(setting, 100)
 
+
+
+def test_retry_failed_is_refused_for_other_nodes(capsys):
+    from crawlplan.cli import main
+
+    assert main(["run", "--retry-failed", "--only", "classify"]) == 2
+    assert "--retry-failed re-reads the WARC files extract could not read" in capsys.readouterr().err
+    assert main(["job", "classify", "--retry-failed", "--output", "unused"]) == 2
+    assert "it applies to extract, not to classify" in capsys.readouterr().err
