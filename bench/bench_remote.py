@@ -10,7 +10,9 @@ untimed warm-up. Three measures, each the median of ``--repeats``:
 
 1. raw bytes: the whole file in ``remote.buffer_bytes`` reads (MB/s);
 2. the WARC reader: ``iter_records`` with warcio and with fastwarc, bodies decoded (records/s);
-3. 200 single-record byte ranges (sampling's access pattern): ``read_range`` over the pooled
+3. the same bytes over HTTP through ``open_stream`` against a bare urllib3 read loop (what the
+   retry, resume and tail-keeping layer costs);
+4. 200 single-record byte ranges (sampling's access pattern): ``read_range`` over the pooled
    urllib3 connection against ``urllib.request`` opening a new connection per range, as the old
    reader did.
 
@@ -66,6 +68,14 @@ def main() -> int:
         assert outcome.status == "ok", outcome
         return n
 
+    def bare_urllib3(url):
+        import urllib3
+
+        response = urllib3.PoolManager().request("GET", url, preload_content=False, decode_content=False)
+        total = sum(len(b) for b in iter(lambda: response.read(policy.buffer_bytes), b""))
+        response.release_conn()
+        return total
+
     def pooled(url):
         return sum(len(read_range(url, s, n, policy)) for s, n in ranges)
 
@@ -82,6 +92,8 @@ def main() -> int:
         url = f"{server.url}/{path.name}"
         cases = {
             "raw bytes (MB/s)": (lambda: raw(str(path)), lambda: raw(url), size / 1e6),
+            "raw bytes over http: bare urllib3 vs open_stream (MB/s)": (
+                lambda: bare_urllib3(url), lambda: raw(url), size / 1e6),
             "iter_records warcio (records/s)": (lambda: records(str(path), "warcio"),
                                                 lambda: records(url, "warcio"), None),
             "iter_records fastwarc (records/s)": (lambda: records(str(path), "fastwarc"),
@@ -90,7 +102,8 @@ def main() -> int:
         for name, (local_fn, remote_fn, units) in cases.items():
             local_fn(), remote_fn()                                   # warm-up: page cache, pool, imports
             for rep in range(args.repeats):
-                order = (("disk", local_fn), ("http", remote_fn))
+                labels = ("urllib3", "open_stream") if "bare" in name else ("disk", "http")
+                order = ((labels[0], local_fn), (labels[1], remote_fn))
                 for label, fn in order if rep % 2 == 0 else order[::-1]:
                     seconds, count = timed(fn)
                     results.setdefault(name, {}).setdefault(label, []).append((units or count) / seconds)

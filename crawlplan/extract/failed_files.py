@@ -32,8 +32,8 @@ class TooManyFailedFiles(ValueError):
     """More files failed than ``extract.max_failed_files`` allows (a ValueError: one clear CLI line, exit 2)."""
 
 
-def allowed_failures(setting, listed: int) -> tuple[int, str]:
-    """How many failed files ``extract.max_failed_files`` allows out of ``listed``, and the setting as text.
+def allowed_failures(setting, listed: int) -> int:
+    """How many failed files ``extract.max_failed_files`` allows out of ``listed``.
 
     A whole number >= 1 is a count; a number below 1 or a percentage (``"1%"``) is a share of the
     files listed, rounded down (so 1 % of 50 files allows none).
@@ -42,13 +42,12 @@ def allowed_failures(setting, listed: int) -> tuple[int, str]:
     if text.endswith("%"):
         share = number_setting("extract.max_failed_files", text[:-1].strip(), integer=False) / 100
     else:
-        number = number_setting("extract.max_failed_files", text, integer=False)
-        if number >= 1:
-            return int(number_setting("extract.max_failed_files", text, integer=True)), f"{int(number)} files"
-        share = number
+        share = number_setting("extract.max_failed_files", text, integer=False)
+        if share >= 1:
+            return number_setting("extract.max_failed_files", text, integer=True)
     if share > 1:
         raise ValueError(f"extract.max_failed_files: a share must be at most 100%, got {setting!r}")
-    return math.floor(share * listed + 1e-9), f"{share:.4g} of the files listed ({share * 100:g} %)"
+    return math.floor(share * listed + 1e-9)
 
 
 @dataclass
@@ -115,16 +114,17 @@ def check_losses(losses: Losses, setting, base: str) -> tuple[str | None, str | 
         if losses.recovered:
             return f"extract: all {losses.listed:,} files read in full; {losses.recovered:,} of them after retries", None
         return None, None
-    allowed, reads = allowed_failures(setting, losses.listed)
+    allowed = allowed_failures(setting, losses.listed)
+    limit = f"extract.max_failed_files={setting} ({allowed:,} of {losses.listed:,} files)"
     share = losses.failed / max(1, losses.listed)
     head = f"{losses.failed:,} of {losses.listed:,} WARC files ({share:.2%}) were not read in full " \
            f"({losses.status_text()})"
     if losses.failed <= allowed:
-        return (f"extract: {head}; {losses.lost_records_text()}. Within extract.max_failed_files ({reads}, "
-                f"{allowed:,} files); re-read them with --retry-failed"), None
+        return (f"extract: {head}; {losses.lost_records_text()}. Within {limit}; "
+                f"re-read them with --retry-failed"), None
     errors = "; ".join(f"{kind} ({n:,} files)" for kind, n in losses.top_errors)
     return None, (
-        f"extract failed: {head}, more than extract.max_failed_files allows ({reads}: {allowed:,} files).\n"
+        f"extract failed: {head}, more than {limit} allows.\n"
         f"  commonest errors: {errors}\n"
         f"  inputs.warc_base: {base or '(none: paths as listed)'}; e.g. {losses.example}\n"
         f"  {losses.lost_records_text()}.\n"

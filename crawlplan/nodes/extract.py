@@ -9,7 +9,13 @@ from __future__ import annotations
 from crawlplan.conf import get
 from crawlplan.dag import storage
 from crawlplan.dag.context import InputError
-from crawlplan.extract.failed_files import TooManyFailedFiles, check_losses, stage_and_merge, summarize
+from crawlplan.extract.failed_files import (
+    TooManyFailedFiles,
+    allowed_failures,
+    check_losses,
+    stage_and_merge,
+    summarize,
+)
 from crawlplan.extract.records import ExtractSettings, number_setting
 from crawlplan.extract.spark import extract_wide, extract_wide_in_waves, split_outputs
 from crawlplan.warc.listing import resolve_inputs
@@ -22,6 +28,7 @@ def run(ctx):
     settings = ExtractSettings.from_params(ctx.params, check_packages=local, remote=get(ctx.conf, "remote", {}))
     base = str(ctx.conf.get("inputs", {}).get("warc_base") or "")
     per_task = int(ctx.params.get("files_per_partition", 1))
+    allowed_failures(ctx.params.get("max_failed_files", "1%"), 1)      # a typo fails now, not after the reading
     if get(ctx.conf, "run.retry_failed", False):
         outputs = retry_failed(ctx, settings, per_task)
     else:
