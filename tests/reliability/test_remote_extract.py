@@ -26,7 +26,7 @@ from warcgen import member_offsets
 
 from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
-from crawlplan.dag.runner import run_single_job
+from crawlplan.dag.runner import Runner, run_single_job
 from crawlplan.extract.failed_files import TooManyFailedFiles, allowed_failures
 
 pytestmark = pytest.mark.spark
@@ -53,10 +53,14 @@ def served(tmp_path_factory, shared_data):
         yield server, listing
 
 
-def _extract(spark, served, out, *extra):
-    server, listing = served
-    conf = load_conf("local", overrides=["extract.extractor=resiliparse", f"inputs.warc_base={server.url}/",
+def _conf(served, *extra):
+    return load_conf("local", overrides=["extract.extractor=resiliparse", f"inputs.warc_base={served[0].url}/",
                                          *FAST_RETRIES, *extra])
+
+
+def _extract(spark, served, out, *extra):
+    _, listing = served
+    conf = _conf(served, *extra)
     pipeline = load_pipeline("main")
     return run_single_job(spark, conf, pipeline.nodes["extract"], [str(listing)], str(out),
                           pipeline.external_inputs("extract"), echo=lambda *_: None)
@@ -110,12 +114,20 @@ def test_a_lost_file_within_the_limit_is_noted_then_retried(spark, served, clean
     note = next(n for n in result["notes"] if "not read in full" in n)
     assert "1 of 3 WARC files" in note and "1 unreachable" in note and "--retry-failed" in note
     assert result["counters"]["warc_files_failed"] == 1
-    # the outage is over: re-read only what failed, merged into the same outputs
+    # the outage is over: `crawlplan run --retry-failed --until extract` re-reads only what failed
     server.reset()
-    result = _extract(spark, served, tmp_path, "extract.max_failed_files=1", "run.retry_failed=true")
+    conf = _conf(served, "extract.max_failed_files=1", "run.retry_failed=true")
+    conf["inputs"]["warc_paths"] = str(served[1])
+    runner = Runner(spark, conf, str(tmp_path), echo=lambda *_: None)
+    result = runner.run_pipeline(load_pipeline("main"), start="extract", until=["extract"])["extract"]
     assert result["counters"]["warc_files_retried"] == 1
     assert [e["path"] for e in server.log()] == ["/crawl-data/c.warc.gz"]
     _assert_same(_outputs(spark, tmp_path), clean)
+    # the flag is not a parameter of the node: a plain run then finds extract up to date
+    conf = _conf(served, "extract.max_failed_files=1")
+    conf["inputs"]["warc_paths"] = str(served[1])
+    plain = Runner(spark, conf, str(tmp_path), echo=lambda *_: None).run_pipeline(load_pipeline("main"), until=["extract"])
+    assert plain["extract"]["status"] == "skipped"
 
 
 def test_past_the_limit_the_job_fails_naming_the_cause(spark, served, tmp_path):
