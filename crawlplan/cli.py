@@ -21,6 +21,7 @@ _DOMAIN_CLIS = (
     "crawlplan.source.cli",
     "crawlplan.ops.cli",
     "crawlplan.stats.cli",
+    "crawlplan.crawlers.cli",
 )
 
 _EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
