@@ -16,6 +16,7 @@ from crawlplan.dag.pipeline import describe, load_pipeline
 
 _DOMAIN_CLIS = (
     "crawlplan.demo.cli",
+    "crawlplan.ccindex.cli",
     "crawlplan.classify.cli",
     "crawlplan.policies.cli",
     "crawlplan.source.cli",
@@ -47,7 +48,7 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
     graph release as ``stats.host_graph.previous_release`` when the graph is the demo's too and no
     previous release is set."""
     inputs = dict(get(conf, "inputs", {}) or {})
-    if inputs.get("warc_paths"):
+    if inputs.get("warc_paths") or inputs.get("cc_index"):
         return conf
     from crawlplan.demo import ensure_demo, previous_graph_path
     from crawlplan.paths import default_cache_dir

@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
-from crawlplan.extract.records import ExtractSettings, process_warc_file
+from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
 
 _WIDE_COLUMNS = [
     ("kind", T.StringType()), ("warc_file", T.StringType()), ("offset", T.LongType()),
@@ -40,18 +40,21 @@ ARROW_SCHEMA = pa.schema([(n, _ARROW_TYPES[type(t)]) for n, t in _WIDE_COLUMNS])
 _BATCH_ROWS = 256
 
 
+def _batched(rows: Iterator[dict]) -> Iterator[pa.RecordBatch]:
+    buffer: list[dict] = []
+    for row in rows:
+        buffer.append(row)
+        if len(buffer) >= _BATCH_ROWS:
+            yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+            buffer = []
+    if buffer:
+        yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+
+
 def _extract_partition(settings: ExtractSettings):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        buffer: list[dict] = []
-        for batch in batches:
-            for path in batch.column("warc_file").to_pylist():
-                for row in process_warc_file(path, settings):
-                    buffer.append(row)
-                    if len(buffer) >= _BATCH_ROWS:
-                        yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
-                        buffer = []
-        if buffer:
-            yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+        yield from _batched(row for batch in batches for path in batch.column("warc_file").to_pylist()
+                            for row in process_warc_file(path, settings))
 
     return run
 
@@ -63,6 +66,29 @@ def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSetting
     listing = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=slices)
     files = spark.createDataFrame(listing, "warc_file string")
     return files.mapInArrow(_extract_partition(settings), WIDE_SCHEMA)
+
+
+def _extract_ranges_partition(settings: ExtractSettings, base: str, index_root: str, max_gap: int):
+    from crawlplan.warc.listing import resolve_entry
+
+    def rows(batches: Iterator[pa.RecordBatch]) -> Iterator[dict]:
+        for batch in batches:
+            for name, ranges in zip(batch.column("warc_filename").to_pylist(), batch.column("ranges").to_pylist()):
+                yield from process_warc_ranges(resolve_entry(name, base, index_root), ranges, settings, max_gap)
+
+    return lambda batches: _batched(rows(batches))
+
+
+def extract_sampled_wide(files: DataFrame, settings: ExtractSettings, *, base: str, index_root: str,
+                         max_gap: int = 0, files_per_partition: int = 1) -> DataFrame:
+    """The wide frame of ``extract_wide`` for the selected records only: ``files`` has one row per
+    WARC file (``warc_filename`` as the index names it, ``ranges``: offset, length, url), each
+    file's records fetched by byte range in one task. Relative names resolve against ``base``
+    (``s3://commoncrawl/``), else against the index's folder and its parents (a local copy)."""
+    n = files.count()
+    slices = max(1, math.ceil(n / max(1, files_per_partition)))
+    spread = files.repartition(slices, "warc_filename") if n else files
+    return spread.mapInArrow(_extract_ranges_partition(settings, base, index_root, max_gap), WIDE_SCHEMA)
 
 
 def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: ExtractSettings, *,
