@@ -132,18 +132,21 @@ def check_losses(losses: Losses, setting, base: str) -> tuple[str | None, str | 
         f"network), then re-read only the failed files with --retry-failed; or raise extract.max_failed_files.")
 
 
-def stage_and_merge(spark, previous: dict[str, DataFrame], fresh_wide: DataFrame, failed: list[str],
+def stage_and_merge(spark, previous: dict[str, DataFrame], fresh_wide: DataFrame | None, failed: list[str],
                     work_dir: str) -> dict[str, DataFrame]:
     """The earlier outputs with the rows of the ``failed`` files replaced by ``fresh_wide`` (their re-read).
 
-    The re-read and the new cross-file duplicates are written under ``work_dir`` first: the merged
-    outputs are written over the earlier ones, so nothing they depend on may be read from those
-    after the first of them is replaced. Record ids stay unique: the re-read records meet the kept
+    The re-read, the new cross-file duplicates and the merged outputs are written under
+    ``work_dir`` first: the merged outputs replace the earlier ones, so nothing returned may read
+    from those (it costs one more write of the documents; the WARC files are what is expensive). Record ids stay unique: the re-read records meet the kept
     documents in one :func:`cross_file_duplicates` pass.
     """
     fresh_path, dups_path = storage.join(work_dir, "retry-wide"), storage.join(work_dir, "retry-dups")
-    fresh_wide.write.mode("overwrite").parquet(fresh_path)
-    fresh = spark.read.schema(WIDE_SCHEMA).parquet(fresh_path)
+    if fresh_wide is None:                     # nothing failed: the earlier outputs, staged as they are
+        fresh = spark.createDataFrame([], WIDE_SCHEMA)
+    else:
+        fresh_wide.write.mode("overwrite").parquet(fresh_path)
+        fresh = spark.read.schema(WIDE_SCHEMA).parquet(fresh_path)
     failed_df = F.broadcast(spark.createDataFrame([(p,) for p in failed], "warc_file string"))
 
     def kept(df: DataFrame) -> DataFrame:
@@ -159,4 +162,12 @@ def stage_and_merge(spark, previous: dict[str, DataFrame], fresh_wide: DataFrame
         fresh.where(F.col("kind") == "reject").select(*previous["rejects"].columns))
     files = kept(previous["warc_files"]).select(*previous["warc_files"].columns) \
         .unionByName(file_rows(fresh).select(*previous["warc_files"].columns))
-    return assemble_outputs(docs, rejects, files, dups)
+    merged = assemble_outputs(docs, rejects, files, dups)
+    # staged whole: every output (and what the node derives from them, e.g. host_population) must
+    # read the staged copy, never the folders the runner is about to replace
+    staged = {}
+    for name, frame in merged.items():
+        path = storage.join(work_dir, f"retry-{name}")
+        frame.write.mode("overwrite").parquet(path)
+        staged[name] = spark.read.parquet(path).select(*frame.columns)
+    return staged

@@ -97,7 +97,7 @@ def retry_failed(ctx, settings: ExtractSettings, per_task: int):
     ctx.count("warc_files_retried", len(failed))
     if not failed:
         ctx.note("extract --retry-failed: every file of the earlier run is ok; nothing was re-read")
-        return previous
+        return stage_and_merge(ctx.spark, previous, None, [], ctx.work_dir)
     ctx.note(f"extract --retry-failed: re-read {len(failed):,} files that were not ok; the others were kept as read")
     return stage_and_merge(ctx.spark, previous, extract_wide(ctx.spark, failed, settings, per_task), failed,
                            ctx.work_dir)

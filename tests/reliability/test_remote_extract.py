@@ -128,6 +128,14 @@ def test_a_lost_file_within_the_limit_is_noted_then_retried(spark, served, clean
     conf["inputs"]["warc_paths"] = str(served[1])
     plain = Runner(spark, conf, str(tmp_path), echo=lambda *_: None).run_pipeline(load_pipeline("main"), until=["extract"])
     assert plain["extract"]["status"] == "skipped"
+    # nothing left to retry: the outputs stay as they are and no file is read
+    server.reset()
+    conf = _conf(served, "extract.max_failed_files=1", "run.retry_failed=true")
+    conf["inputs"]["warc_paths"] = str(served[1])
+    again = Runner(spark, conf, str(tmp_path), echo=lambda *_: None).run_pipeline(
+        load_pipeline("main"), start="extract", until=["extract"])["extract"]
+    assert any("nothing was re-read" in n for n in again["notes"]) and server.log() == []
+    _assert_same(_outputs(spark, tmp_path), clean)
 
 
 def test_past_the_limit_the_job_fails_naming_the_cause(spark, served, tmp_path):
