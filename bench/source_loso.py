@@ -44,6 +44,9 @@ CANDIDATES = {
     "default, noise_radius 2": {"method": "default", "noise_radius": 2},
     "default, histogram eps": {"method": "default", "eps_rule": "histogram"},
     "default, tag-only leaf XPaths": {"method": "default", "xpath_classes": "none"},
+    "default, target feedback off (0)": {"method": "default", "target_feedback": 0},
+    "default, target feedback 2": {"method": "default", "target_feedback": 2},
+    "default, target feedback 20": {"method": "default", "target_feedback": 20},
 }
 
 

@@ -71,7 +71,8 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
 
 
 _LEARNER_KEYS = ("method", "min_pts", "num_bins", "alpha_ucc", "alpha_target", "max_outlier_share",
-                 "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule", "noise_radius")
+                 "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule", "noise_radius",
+                 "target_feedback")
 
 
 def make_learner(params: dict) -> SitemapLearner:

@@ -25,6 +25,10 @@ Two configurations (``method``):
   * noise near a cluster joins it (``noise_radius``: 4 x eps), and prediction uses the same
     rule, so a page near a training outlier is not an outlier itself (leave-one-site-out over 16
     sites, docs/source.md "Sites it has never seen").
+  * the target crawl learns online (``target_feedback``): each (cluster, Apath) row's chance
+    of leading to the target cluster starts at the navigation table's value, weighted as 5
+    pages, and is updated by what the crawler's own classifier says about the pages it fetched
+    through that row, so branches that yield no targets stop being expanded.
   The earlier guard (histogram eps, re-chosen only when the site collapses or shatters) stays as
   ``eps_rule: guarded``; HDBSCAN as ``clusterer: hdbscan``.
 """
@@ -142,7 +146,7 @@ class SitemapLearner:
                  norm: str | None = None,
                  eps_rule: str | None = None, w_table: dict | None = None, max_outlier_share: float = 0.25, min_clusters: int = 3,
                  n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8,
-                 noise_radius: float | None = None):
+                 noise_radius: float | None = None, target_feedback: float | None = None):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -160,6 +164,7 @@ class SitemapLearner:
         self.alpha_ucc = alpha_ucc
         self.alpha_target = alpha_target
         self.noise_radius = noise_radius
+        self.target_feedback = target_feedback
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -179,6 +184,14 @@ class SitemapLearner:
         if self.noise_radius is not None:
             return float(self.noise_radius)
         return 0.0 if self.method == "paper" else 4.0
+
+    @property
+    def target_feedback_(self) -> float:
+        """Prior strength (in pages) of the navigation table in the target crawl's online
+        update; 0 = the paper's fixed scores."""
+        if self.target_feedback is not None:
+            return float(self.target_feedback)
+        return 0.0 if self.method == "paper" else 5.0
 
     @property
     def eps_rule_(self) -> str:
@@ -203,6 +216,8 @@ class SitemapLearner:
                 raise ValueError(f"{name} must be in [0, 1], got {value!r}")
         if not isinstance(self.noise_radius_, (int, float)) or not self.noise_radius_ >= 0:
             raise ValueError(f"noise_radius must be >= 0 (a multiple of eps), got {self.noise_radius!r}")
+        if not isinstance(self.target_feedback_, (int, float)) or not self.target_feedback_ >= 0:
+            raise ValueError(f"target_feedback must be >= 0 (pages), got {self.target_feedback!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
             raise ValueError(f"eps must be > 0 when given, got {self.eps!r}")
         return self
@@ -210,7 +225,8 @@ class SitemapLearner:
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in ("method", "min_pts", "xpath_classes", "clusterer", "num_bins",
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
-                                             "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius")}
+                                             "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
+                                             "target_feedback")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
