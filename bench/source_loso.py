@@ -47,6 +47,8 @@ CANDIDATES = {
     "default, target feedback off (0)": {"method": "default", "target_feedback": 0},
     "default, target feedback 2": {"method": "default", "target_feedback": 2},
     "default, target feedback 20": {"method": "default", "target_feedback": 20},
+    "default, full Balance (balance_weight 1)": {"method": "default", "balance_weight": 1},
+    "default, balance_weight 0.25": {"method": "default", "balance_weight": 0.25},
 }
 
 

@@ -139,7 +139,9 @@ class CrawlSimulator:
                 counts[ci] += 1
             if feedback is not None and row is not None:
                 feedback.observe(row, ci)
-            values = nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring) if mode == "ucc" else None
+            values = (nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring,
+                                             getattr(self.learner, "balance_weight_", 1.0))
+                      if mode == "ucc" else None)
             for apath, target in self.mirror.pages[page_url].links:
                 if target in seen:
                     continue
