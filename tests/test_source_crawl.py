@@ -4,7 +4,8 @@ import pytest
 from test_source_synth import HOST, TYPES, bfs_order, forum_pages
 
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, _generalise, link_schema
-from crawlplan.source.crawl import CrawlSimulator, sample_apath, sample_bfs
+from crawlplan.source import navigation as nav
+from crawlplan.source.crawl import CrawlSimulator, TargetFeedback, sample_apath, sample_bfs
 from crawlplan.source.evaluate import PageTyper, clustering_scores, cv_precision, target_scores, ucc_scores
 from crawlplan.source.experiment import SiteSpec, evaluate_site, host_plan, train_site
 from crawlplan.source.learner import SitemapLearner
@@ -81,6 +82,28 @@ def test_source_beats_bfs_on_the_forum(mirror, spec):
     assert ("target", "tpm", "harvest_rate") in got and ("clustering", "mdl", "micro_f") in got
     for a in ("no_dsim", "no_balance", "info_only", "dsim_balance"):
         assert ("ucc", f"source_{a}", "valid_ratio") in got
+
+
+def test_target_feedback_demotes_rows_that_yield_no_targets():
+    """Two rows lead to the target cluster 1 equally often in the sample; the crawler's own
+    fetches say only one does. With feedback the other falls behind; without (paper) it stays."""
+    table = {(0, "a"): {1: 2.0, 0: 2.0}, (0, "b"): {1: 2.0, 0: 2.0}, (1, "c"): {1: 1.0}}
+    rows = {k: nav.row_probabilities(v) for k, v in table.items()}
+    for weight, apart in ((5.0, True), (0.0, False)):
+        learner = SitemapLearner(target_feedback=weight)
+        learner.navigation_, learner.clusters_ = table, [0, 1]
+        fb = TargetFeedback(learner, rows, target=1)
+        before = fb.score((0, "b"))
+        for _ in range(6):
+            fb.observe((0, "a"), 1)
+            fb.observe((0, "b"), 0)
+        assert (fb.score((0, "a")) > before > fb.score((0, "b"))) is apart
+        assert fb.score((9, "unseen")) == 0.0
+    assert SitemapLearner(method="paper").target_feedback_ == 0.0
+    with pytest.raises(ValueError, match="target_feedback"):
+        SitemapLearner(target_feedback=-1).validate()
+    with pytest.raises(ValueError, match="balance_weight"):
+        SitemapLearner(balance_weight=2).validate()
 
 
 def test_host_plan_ranks_patterns(mirror, spec):
