@@ -12,9 +12,10 @@ site's sample (the Apath sampler, ``train_size`` pages) and records the clusteri
 sample and the whole-mirror prediction (every page of the mirror classified by the trained
 sitemap: outlier share, purity). ``table`` does the selection: for each held-out site the one
 configuration meeting the most per-site goals (:func:`goals_met`: the issue's clustering, outlier
-and crawl goals) on the *other* sites (then the
-best mean micro-F, then the best worst site) is scored on it — no per-site parameter, and the
-held-out site never votes for its own configuration.
+and crawl goals) on the *other* sites, among those that collapse none of them (micro-F >=
+``COLLAPSED`` on each; then the best mean micro-F, the best worst site, the best mean of UCC valid
+ratio and target harvest rate) is scored on it — no per-site parameter, and the held-out site
+never votes for its own configuration.
 """
 
 from __future__ import annotations
@@ -116,6 +117,9 @@ def score(configs: dict, only: set[str] | None) -> list[dict]:
 
 
 GOALS = 7
+# a candidate whose micro-F falls below this on any of the other sites collapsed or shattered
+# that site (most pages away from their type's cluster): not eligible, however many goals it meets
+COLLAPSED = 0.5
 
 
 def goals_met(r: dict) -> int:
@@ -139,8 +143,13 @@ def loso(rows: list[dict]) -> list[dict]:
 
     def merit(config, others):
         got = [by[(s, config)] for s in others if (s, config) in by]
+        if not got:
+            return (False, -1, -1.0, -1.0, -1.0)
         fs = [r["micro_f"] or 0.0 for r in got]
-        return (sum(goals_met(r) for r in got), sum(fs) / len(fs), min(fs)) if got else (-1, -1.0, -1.0)
+        crawl = [((r.get("ucc/source/valid_ratio") or 0.0) + (r.get("target/source/harvest_rate") or 0.0)) / 2
+                 for r in got]
+        return (min(fs) >= COLLAPSED, sum(goals_met(r) for r in got), sum(fs) / len(fs), min(fs),
+                sum(crawl) / len(crawl))
 
     for held in sites:
         others = [s for s in sites if s != held]
@@ -163,6 +172,13 @@ def _print_loso(rows: list[dict]) -> None:
           f"({min(res, key=lambda r: r['micro_f'])['site']}); mean purity {sum(r['micro_purity'] for r in res) / n:.3f}, "
           f"worst {min(r['micro_purity'] for r in res):.3f}; whole-mirror outliers worst "
           f"{max(r['full_outlier_share'] for r in res):.3f}")
+    g = lambda r, k: r.get(k) or 0.0  # noqa: E731
+    print(f"held out, crawls: UCC valid ratio >= BFS on {sum(g(r, 'ucc/source/valid_ratio') >= g(r, 'ucc/bfs/valid_ratio') for r in res)}"
+          f" / {n}, UCC recall > BFS on {sum(g(r, 'ucc/source/recall') > g(r, 'ucc/bfs/recall') for r in res)} / {n}, "
+          f"target harvest rate >= 0.90 and > BFS on "
+          f"{sum(g(r, 'target/source/harvest_rate') >= 0.9 and g(r, 'target/source/harvest_rate') > g(r, 'target/bfs/harvest_rate') for r in res)}"
+          f" / {n} (mean {sum(g(r, 'target/source/harvest_rate') for r in res) / n:.3f}); site goals met "
+          f"{sum(goals_met(r) for r in res)} / {GOALS * n}")
     print("\n| configuration | site goals met | mean micro-F | worst micro-F | mean purity | worst whole-mirror outlier share |")
     print("|---|---:|---:|---:|---:|---:|")
     for c in sorted({r["config"] for r in rows}):
