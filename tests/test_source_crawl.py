@@ -6,7 +6,8 @@ from test_source_synth import HOST, TYPES, bfs_order, forum_pages
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, _generalise, link_schema
 from crawlplan.source import navigation as nav
 from crawlplan.source.crawl import CrawlSimulator, TargetFeedback, sample_apath, sample_bfs
-from crawlplan.source.evaluate import PageTyper, clustering_scores, cv_precision, target_scores, ucc_scores
+from crawlplan.source.evaluate import (PageTyper, clustering_scores, cv_precision, harvest_ceiling, target_scores,
+                                      ucc_scores)
 from crawlplan.source.experiment import SiteSpec, evaluate_site, host_plan, train_site
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import SitePage, build_mirror
@@ -152,6 +153,15 @@ def test_crawl_metrics_by_hand():
     assert u["entropy"] == pytest.approx(1.5)
     t = target_scores(["t", "t", "x"], "t", available=2)
     assert t["harvest_rate"] == pytest.approx(2 / 3) and t["recall"] == 1.0
+
+
+def test_harvest_ceiling_counts_the_list_pages_a_crawl_must_pay():
+    links = {"home": ["l1", "l2"], "l1": ["t1", "t2"], "l2": ["t3"], "t1": [], "t2": [], "t3": []}
+    is_t = lambda u: u.startswith("t")  # noqa: E731
+    assert harvest_ceiling(links, is_t, 3) == pytest.approx(2 / 3)     # l1 + t1 + t2
+    links["t1"] = ["t3"]                                                 # targets reach targets
+    assert harvest_ceiling(links, is_t, 3) == pytest.approx(2 / 3)
+    assert harvest_ceiling({"a": []}, is_t, 3) == 0.0
 
 
 def test_cv_precision_and_typer(paper_mirror):
