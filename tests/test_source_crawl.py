@@ -99,6 +99,9 @@ def test_target_feedback_demotes_rows_that_yield_no_targets():
             fb.observe((0, "a"), 1)
             fb.observe((0, "b"), 0)
         assert (fb.score((0, "a")) > before > fb.score((0, "b"))) is apart
+        if not apart:   # the paper: alpha P(C_t | row) + (1 - alpha) sum_j P(C_j | row) h_j, fixed
+            hub = 0.5 * fb.hubs[0] + 0.5 * fb.hubs[1]
+            assert fb.score((0, "a")) == fb.score((0, "b")) == pytest.approx(0.8 * 0.5 + 0.2 * hub)
         assert fb.score((9, "unseen")) == 0.0
     assert SitemapLearner(method="paper").target_feedback_ == 0.0
     with pytest.raises(ValueError, match="target_feedback"):
