@@ -3,11 +3,17 @@
 import pytest
 from test_source_synth import HOST, TYPES, bfs_order, forum_pages
 
-from crawlplan.source.baselines import MDLClustering, TPMCrawler, _generalise, link_schema
 from crawlplan.source import navigation as nav
+from crawlplan.source.baselines import MDLClustering, TPMCrawler, _generalise, link_schema
 from crawlplan.source.crawl import CrawlSimulator, TargetFeedback, sample_apath, sample_bfs
-from crawlplan.source.evaluate import (PageTyper, clustering_scores, cv_precision, harvest_ceiling, target_scores,
-                                      ucc_scores)
+from crawlplan.source.evaluate import (
+    PageTyper,
+    clustering_scores,
+    cv_precision,
+    harvest_ceiling,
+    target_scores,
+    ucc_scores,
+)
 from crawlplan.source.experiment import SiteSpec, evaluate_site, host_plan, train_site
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import SitePage, build_mirror

@@ -11,8 +11,14 @@ from pathlib import Path
 from crawlplan.source import navigation as nav
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, link_schema
 from crawlplan.source.crawl import CrawlSimulator, check_features, sample_apath, sample_bfs
-from crawlplan.source.evaluate import (PageTyper, clustering_scores, cv_precision, harvest_ceiling, target_scores,
-                                      ucc_scores)
+from crawlplan.source.evaluate import (
+    PageTyper,
+    clustering_scores,
+    cv_precision,
+    harvest_ceiling,
+    target_scores,
+    ucc_scores,
+)
 from crawlplan.source.irobot import IRobotCrawler
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import Mirror
