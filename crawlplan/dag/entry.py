@@ -25,6 +25,8 @@ def add_job_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", required=True, metavar="DIR", help="output folder (datasets go to DIR/<name>)")
     add_conf_arguments(parser)
     parser.add_argument("--pipeline", default="main", help="pipeline that defines the node (default main)")
+    parser.add_argument("--force", action="store_true",
+                        help="run even when the node's completion marker under --output is current")
 
 
 def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
@@ -38,8 +40,11 @@ def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
         return 2
     node = pipeline.nodes[node_name]
     spark = build_session(conf, app_name=f"crawlplan-{node_name}")
-    run_single_job(spark, conf, node, args.input, args.output, pipeline.external_inputs(node_name))
-    print(f"{node_name}: wrote {', '.join(node.outputs)} under {args.output}")
+    result = run_single_job(spark, conf, pipeline, node_name, args.input, args.output, force=args.force)
+    if result["status"] == "skipped":
+        print(f"{node_name}: {', '.join(node.outputs)} under {args.output} are up to date (--force to redo)")
+    else:
+        print(f"{node_name}: wrote {', '.join(node.outputs)} under {args.output}")
     return 0
 
 

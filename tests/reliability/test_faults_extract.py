@@ -95,8 +95,7 @@ def bad_run(spark, shared_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("bad-out")
     conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.timeout_s=20"])
     pipeline = load_pipeline("main")
-    result = run_single_job(spark, conf, pipeline.nodes["extract"], [str(listing)], str(out),
-                            pipeline.external_inputs("extract"), echo=lambda *_: None)
+    result = run_single_job(spark, conf, pipeline, "extract", [str(listing)], str(out), echo=lambda *_: None)
     frames = {name: spark.read.parquet(str(out / name)).toPandas() for name in ("documents", "rejects", "warc_files")}
     return expected, result, frames, out
 
