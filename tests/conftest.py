@@ -31,3 +31,19 @@ def spark():
     session = build_session(conf, app_name="crawlplan-tests")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory):
+    """A Spark standalone master and two workers on 127.0.0.1 (scripts/spark-cluster.sh), shared by
+    the cluster tests and stopped by their process ids at the end of the session."""
+    from cluster_support import java_missing, start_cluster, stop_cluster
+
+    if java_missing():
+        pytest.skip(java_missing())
+    root = tmp_path_factory.mktemp("spark-cluster")
+    cluster = start_cluster(root)
+    try:
+        yield cluster
+    finally:
+        stop_cluster(root)
