@@ -15,8 +15,7 @@ import os
 import subprocess
 
 import pytest
-from cluster_support import REPO, cluster_conf, cluster_env, compare_runs, crawlplan, demo_conf, write_yaml
-from demo_support import default_demo
+from cluster_support import REPO, cluster_conf, cluster_env, compare_runs, crawlplan, write_yaml
 
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.ops.submit import spark_submit_binary
@@ -44,32 +43,13 @@ print("PROBE" + json.dumps({"before": before, "after": after}))
 '''
 
 
-@pytest.fixture(scope="module")
-def run_root(tmp_path_factory, spark_cluster):
-    root = tmp_path_factory.mktemp("cluster-run")
-    proc = crawlplan("package", "--out", str(root / "dist"), cwd=root)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return root
-
-
-@pytest.fixture(scope="module")
-def local_run(tmp_path_factory):
-    """`crawlplan run` in local mode on the demo: the reference, and the demo models' trainer."""
-    root = tmp_path_factory.mktemp("local-run")
-    base = demo_conf(default_demo(tmp_path_factory), root / "models")
-    conf = write_yaml(root / "run.yaml", base)
-    proc = crawlplan("run", "--conf", str(conf), "--out", str(root / "out"), cwd=root)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return base, root / "out"
-
-
-def test_executors_import_crawlplan_only_from_the_package(spark_cluster, run_root, tmp_path):
+def test_executors_import_crawlplan_only_from_the_package(spark_cluster, packaged, tmp_path):
     """The harness's executors cannot see the checkout: `import crawlplan` fails on them until the
     packaged zip is added, and then comes from that zip."""
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE)
     ops = spark_cluster.ops
-    zipped = run_root / "dist" / "crawlplan-0.1.0-py3-none-any.zip"
+    zipped = packaged / "crawlplan-0.1.0-py3-none-any.zip"
     cmd = [spark_submit_binary("spark-submit"), "--master", spark_cluster.master, "--deploy-mode", "client",
            "--executor-memory", ops["executor_memory"], *[f"--conf={k}={v}" for k, v in ops["spark_conf"].items()],
            str(probe), str(zipped)]
@@ -82,11 +62,13 @@ def test_executors_import_crawlplan_only_from_the_package(spark_cluster, run_roo
     assert not any(str(REPO) in w for w in found["after"]), found
 
 
-def test_main_pipeline_on_the_cluster_resumes_and_equals_the_local_run(spark_cluster, run_root, local_run):
-    base, local_out = local_run
+def test_main_pipeline_on_the_cluster_resumes_and_equals_the_local_run(spark_cluster, packaged, demo_local_run,
+                                                                      tmp_path):
+    base, local_out = demo_local_run
+    run_root = tmp_path
     out = run_root / "out"
     pipeline = load_pipeline("main")
-    conf = cluster_conf(base, spark_cluster, dist=run_root / "dist", out=out)
+    conf = cluster_conf(base, spark_cluster, dist=packaged, out=out)
     broken = {**conf, "stats": {**conf["stats"], "host_stats": {"classifiers": ["no_such_classifier"]}}}
     conf_file = write_yaml(run_root / "cluster-run.yaml", broken)
 

@@ -8,6 +8,7 @@ every executor sees (local disk in local mode, NFS) or shipped with ``SparkConte
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterator
 
@@ -40,10 +41,10 @@ def ship(spark, refs: list[ModelRef], cache_root: str) -> list[ModelRef]:
     """Register each model with Spark and return refs that find it in SparkFiles on the executors.
 
     Every shipped name is unique, because registry files share names (``model.bin``) and Spark
-    keeps one file per name. Local files (the model cache) are linked into a staging folder as
-    ``<classifier>--<file>`` (with their projection sidecar when there is one) and added one by
-    one: Spark refuses ``addFile`` of a local *folder* when the master is not local. A local
-    model folder (transformers) goes as an archive ``<classifier>.zip``. Remote files and folders
+    keeps one file per name. Local files (the model cache) are hard-linked into a staging folder as
+    ``<classifier>-<version>--<file>`` (with their projection sidecar when there is one) and added
+    one by one: Spark refuses ``addFile`` of a local *folder* when the master is not local. A local
+    model folder (transformers) goes as an archive ``<classifier>-<version>.zip``. Remote files and folders
     (hdfs://, s3a://) are added where they are; a remote file whose name another model shares is
     shipped as its folder when that is named after the classifier (the cache layout).
     """
@@ -79,37 +80,56 @@ def ship(spark, refs: list[ModelRef], cache_root: str) -> list[ModelRef]:
 
 
 def _staging_dir() -> str:
-    """Links to the local model files under unique names; removed when the driver exits (the
-    executors have fetched them by then)."""
-    import atexit
-    import shutil
+    """One folder per user for the staged links: a name, once registered with a SparkContext, must
+    keep its path, so a model shipped again (a second run in the same session) reuses its link."""
     import tempfile
 
-    path = tempfile.mkdtemp(prefix="crawlplan-models-")
-    atexit.register(shutil.rmtree, path, True)
+    path = os.path.join(tempfile.gettempdir(), f"crawlplan-models-{os.getuid()}")
+    os.makedirs(path, exist_ok=True)
     return path
 
 
 def _ship_local(sc, ref: ModelRef, stage: str) -> ModelRef:
-    import os
+    """``<classifier>-<version>--<file>``: the version (a hash of the path and the model's key: its
+    pin, or size and mtime) gives a replaced model a new name instead of a stale shipped copy."""
+    import hashlib
     import shutil
 
     from crawlplan.classify.fasttext_model import projection_path
     from crawlplan.classify.models import local
 
-    source = local(ref.path).rstrip("/")
+    source = os.path.abspath(local(ref.path).rstrip("/"))
+    version = hashlib.sha256(f"{source}\0{ref.key}".encode()).hexdigest()[:10]
+    prefix = os.path.join(stage, f"{ref.spec.name}-{version}")
     if os.path.isdir(source):   # a transformer folder: one archive, unpacked under its name
-        archive = shutil.make_archive(os.path.join(stage, ref.spec.name), "zip", source)
+        archive = prefix + ".zip"
+        if not os.path.isfile(archive):
+            shutil.move(shutil.make_archive(prefix + ".tmp", "zip", source), archive)
         sc.addArchive(archive)
         return _replace(ref, ship_dir=os.path.basename(archive))
-    staged = os.path.join(stage, f"{ref.spec.name}--{os.path.basename(source)}")
-    os.symlink(os.path.abspath(source), staged)
+    staged = f"{prefix}--{os.path.basename(source)}"
+    _link_or_copy(source, staged)
     sc.addFile(staged)
     sidecar = projection_path(source, ref.key)
     if os.path.isfile(sidecar):   # a few MB the executors load instead of the 1-4 GB model
-        os.symlink(os.path.abspath(sidecar), projection_path(staged, ref.key))
+        _link_or_copy(sidecar, projection_path(staged, ref.key))
         sc.addFile(projection_path(staged, ref.key))
     return _replace(ref, ship_file=os.path.basename(staged))
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link (Spark resolves symbolic links and would see the shared name again), or a copy
+    when the staging folder is on another filesystem; kept when already there."""
+    import shutil
+
+    if os.path.isfile(target):
+        return
+    tmp = f"{target}.tmp-{os.getpid()}"
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copyfile(source, tmp)
+    os.replace(tmp, target)
 
 
 def _replace(ref: ModelRef, **changes) -> ModelRef:
