@@ -98,3 +98,29 @@ def test_main_pipeline_on_the_cluster_resumes_and_equals_the_local_run(spark_clu
 
     # 3. every dataset equals the local run's
     assert compare_runs(pipeline, out, local_out) == []
+
+
+def test_extract_on_real_warc_files_on_the_cluster_keeps_the_record_accounting(spark_cluster, packaged, shared_data,
+                                                                               tmp_path):
+    """The genuine WARC/ARC files of ../shared/data/warc (truncated, non-UTF-8, brotli, ARC) read by
+    the executors: every response record ends in documents or rejects, file by file."""
+    import pandas as pd
+
+    files = sorted(str(p) for p in (shared_data / "warc").rglob("*.gz") if ".wat." not in p.name
+                   and ".wet." not in p.name)
+    out = tmp_path / "out"
+    conf = cluster_conf({"inputs": {"warc_paths": files, "warc_base": ""}}, spark_cluster, dist=packaged, out=out)
+    proc = crawlplan("submit", "main", "--only", "extract", "--run", "--conf",
+                     str(write_yaml(tmp_path / "extract.yaml", conf)), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    marker = json.loads((out / "_markers" / "extract.json").read_text())
+    per_file = pd.read_parquet(out / "warc_files").set_index("warc_file")
+    documents, rejects = pd.read_parquet(out / "documents"), pd.read_parquet(out / "rejects")
+    assert marker["rows"]["warc_files"] == len(per_file) == len(files)
+    assert per_file["documents"].sum() == marker["rows"]["documents"] == len(documents) > 100
+    assert per_file["rejected"].sum() == marker["rows"]["rejects"] == len(rejects)
+    # file by file: every response record is a document or a record-level reject (one with an offset)
+    record_rejects = rejects[rejects["offset"].notna()].groupby("warc_file").size()
+    for name, row in per_file.iterrows():
+        assert row["responses"] == row["documents"] + record_rejects.get(name, 0), name
+        assert row["documents"] == (documents["warc_file"] == name).sum(), name
