@@ -37,9 +37,11 @@ def host_ranks(ctx):
     if not path:
         ctx.note("no web graph: HC and PR policies are left out")
         return None
-    from crawlplan.graph.webgraph import read_host_ranks
+    from crawlplan.graph.webgraph import read_host_ranks, release_convention
 
-    return read_host_ranks(ctx.spark, path)
+    convention = release_convention(ctx.spark, path)
+    ctx.note(f"web graph: {convention.describe()}")
+    return read_host_ranks(ctx.spark, path, convention=convention)
 
 
 def to_spark(spark, pdf: pd.DataFrame, dataset: str):

@@ -20,7 +20,8 @@ def run(ctx) -> dict:
     fetched_cols = list(p.get("fetched_columns") or ["fetch_200"])
     notes: list[str] = []
     hi = read_host_index(ctx.spark, ctx.input("host_index"), crawls=p.get("crawls") or None,
-                         columns=sorted(set(known_cols + fetched_cols + ["url_host_tld"])), notes=notes)
+                         columns=sorted(set(known_cols + fetched_cols + ["url_host_tld"])), notes=notes,
+                         www_convention=p.get("www_convention"))
     for n in notes:
         ctx.note(n)
     cov = V.host_coverage(hi, known_cols, fetched_cols)
