@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 

@@ -11,7 +11,6 @@ dataset then equals a local ``crawlplan run``'s.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 
 import pytest
@@ -51,7 +50,7 @@ def test_executors_import_crawlplan_only_from_the_package(spark_cluster, package
     ops = spark_cluster.ops
     zipped = packaged / "crawlplan-0.1.0-py3-none-any.zip"
     cmd = [spark_submit_binary("spark-submit"), "--master", spark_cluster.master, "--deploy-mode", "client",
-           "--executor-memory", ops["executor_memory"], *[f"--conf={k}={v}" for k, v in ops["spark_conf"].items()],
+           "--executor-memory", ops["executor_memory"], *[a for k, v in ops["spark_conf"].items() for a in ("--conf", f"{k}={v}")],
            str(probe), str(zipped)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=cluster_env(), cwd=tmp_path, timeout=600)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("PROBE")), "")
