@@ -27,18 +27,24 @@ def add_job_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pipeline", default="main", help="pipeline that defines the node (default main)")
     parser.add_argument("--force", action="store_true",
                         help="run even when the node's completion marker under --output is current")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="extract only: re-read just the WARC files whose warc_files status under --output "
+                             "is not ok and merge them into the outputs there")
 
 
 def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
     from crawlplan.dag.runner import run_single_job
     from crawlplan.spark import build_session
 
-    conf = load_conf(args.profile, args.conf, args.overrides)
+    overrides = list(args.overrides) + (["run.retry_failed=true"] if getattr(args, "retry_failed", False) else [])
+    conf = load_conf(args.profile, args.conf, overrides)
     pipeline = load_pipeline(args.pipeline)
     if node_name not in pipeline.nodes:
         print(f"crawlplan: unknown node '{node_name}'; nodes: {', '.join(pipeline.order())}", file=sys.stderr)
         return 2
     node = pipeline.nodes[node_name]
+    if getattr(args, "retry_failed", False) and node.job != "extract":
+        raise ValueError(f"--retry-failed re-reads WARC files: it applies to extract, not to {node_name}")
     spark = build_session(conf, app_name=f"crawlplan-{node_name}")
     result = run_single_job(spark, conf, pipeline, node_name, args.input, args.output, force=args.force)
     if result["status"] == "skipped":

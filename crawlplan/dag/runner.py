@@ -165,7 +165,7 @@ def check_inputs(pipeline: Pipeline, nodes: list[str], conf: dict, *, verb: str 
     external = dict(get(conf, "inputs", {}) or {})
     missing: dict[str, list[str]] = {}
     for name in nodes:
-        for inp in pipeline.required_inputs(name):
+        for inp in pipeline.required_inputs(name, conf):
             if external.get(inp) in (None, "", []):
                 missing.setdefault(inp, []).append(name)
     if missing:
@@ -324,5 +324,7 @@ def run_single_job(spark, conf: dict, pipeline: Pipeline, name: str, inputs: lis
         external[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
     roots = list(dict.fromkeys([output.rstrip("/") or "."] + [os.path.abspath(p) if "://" not in p else p
                                                               for p in inputs]))
+    # run.retry_failed (--retry-failed) redoes a finished extract's failed files: never "up to date"
+    force = force or (node.job == "extract" and bool(get(conf, "run.retry_failed", False)))
     runner = Runner(spark, conf, output, echo=echo, roots=roots)
     return runner.run_node(pipeline, node, external, force=force, label=name)

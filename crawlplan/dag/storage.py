@@ -134,8 +134,17 @@ def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "
 
 def read_dataset(spark: SparkSession, dataset: str, path: str) -> DataFrame:
     """Read a declared dataset, keeping exactly the schema's columns in the schema's order."""
+    from pyspark.errors import AnalysisException
+
     schema = load_schema(dataset)
-    df = spark.read.parquet(path)
+    try:
+        df = spark.read.parquet(path)
+    except AnalysisException as exc:
+        # a dataset written empty (e.g. partitioned, no rows) has no file to infer a schema from:
+        # it is still that dataset, with no rows
+        if "UNABLE_TO_INFER_SCHEMA" not in str(exc):
+            raise
+        return spark.createDataFrame([], schema.struct())
     check_schema(df.select(*[c for c in df.columns if c in schema.names]).schema, schema,
                  context=f"reading {path}")
     return df.select(*schema.names)

@@ -23,10 +23,13 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
     from crawlplan.warc.reader import RawRecord
 
     wants = read_payload or (lambda rec: rec.record_type == "response")
+    mark = getattr(source, "mark", None)     # a remote stream keeps the last record's bytes for the end check
     last_pos = 0
     try:
         for record in ArchiveIterator(source, parse_http=True):
             last_pos = record.stream_pos
+            if mark is not None:
+                mark(last_pos)
             http = record.http_headers if record.is_http else None
             headers = {}
             status = None
@@ -57,10 +60,10 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
     if not source.seekable():
         return
     # fastwarc stops at a damaged or cut-off member; hand the rest of the file to warcio's resync
-    from crawlplan.warc.reader import _find_member, _iter_warcio, _member_complete
+    from crawlplan.warc.reader import _TAIL_LIMIT, _find_member, _iter_warcio, _members_complete
 
     source.seek(last_pos)
-    if outcome.status == "ok" and _member_complete(source.read(1 << 24)):
+    if outcome.status == "ok" and _members_complete(source.read(_TAIL_LIMIT)):
         return
     next_start = _find_member(source, last_pos + 1) if outcome.records else _find_member(source, 0)
     if next_start is None:

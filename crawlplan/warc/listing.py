@@ -113,17 +113,13 @@ def _remote(path: str, base: str) -> list[str]:
     if _is_warc_name(path):
         return [path]
     import io
-    import urllib.request
 
-    if path.startswith(("http://", "https://")):
-        with urllib.request.urlopen(path, timeout=120) as resp:  # noqa: S310
-            data = resp.read()
-    else:
-        from crawlplan.warc.sources import open_source
+    from crawlplan.warc.remote import open_stream
 
-        src = open_source(path)
+    with open_stream(path) as src:          # retried and resumed like the WARC files themselves
         data = src.read()
-        src.close()
+        if not getattr(src, "complete", lambda: True)():
+            raise ListingError(f"could not read the whole listing {path}: {src.failure}")
     if data[:2] == b"\x1f\x8b":
         data = gzip.GzipFile(fileobj=io.BytesIO(data)).read()
     if _looks_like_warc(data[:16]):
