@@ -17,7 +17,8 @@ pytestmark = pytest.mark.spark
 def test_unreadable_warc_files_stop_the_run_at_the_next_node_with_the_cause(spark, tmp_path):
     listing = tmp_path / "warc.paths"
     listing.write_text("crawl-data/a.warc.gz\ncrawl-data/b.warc.gz\n")
-    conf = load_conf("local", overrides=["run.progress_every_s=0"])
+    # extract's own limit (extract.max_failed_files) raised: it finishes with nothing, the DAG stops
+    conf = load_conf("local", overrides=["run.progress_every_s=0", "extract.max_failed_files=100"])
     conf["inputs"].update(warc_paths=str(listing), warc_base=f"{tmp_path}/moved-away/")
     out = tmp_path / "out"
     with pytest.raises(EmptyInputError) as err:
