@@ -17,7 +17,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "spark-cluster.sh"
 # columns that measure the run, not the data
-VOLATILE = {"warc_files": ["seconds"]}
+VOLATILE = {"warc_files": ["seconds"], "sitemaps": ["train_seconds"]}
 
 
 @dataclass
