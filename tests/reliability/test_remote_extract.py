@@ -62,8 +62,8 @@ def _extract(spark, served, out, *extra):
     _, listing = served
     conf = _conf(served, *extra)
     pipeline = load_pipeline("main")
-    return run_single_job(spark, conf, pipeline.nodes["extract"], [str(listing)], str(out),
-                          pipeline.external_inputs("extract"), echo=lambda *_: None)
+    return run_single_job(spark, conf, pipeline, "extract", [str(listing)], str(out), force=True,
+                          echo=lambda *_: None)
 
 
 def _outputs(spark, out):
