@@ -14,7 +14,7 @@ import json
 import subprocess
 
 import pytest
-from cluster_support import REPO, cluster_conf, cluster_env, compare_runs, crawlplan, write_yaml
+from cluster_support import REPO, cluster_conf, cluster_env, compare_runs, crawlplan, whole_pipeline_runs, write_yaml
 
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.ops.submit import spark_submit_binary
@@ -61,6 +61,7 @@ def test_executors_import_crawlplan_only_from_the_package(spark_cluster, package
     assert not any(str(REPO) in w for w in found["after"]), found
 
 
+@whole_pipeline_runs
 def test_main_pipeline_on_the_cluster_resumes_and_equals_the_local_run(spark_cluster, packaged, demo_local_run,
                                                                       tmp_path):
     base, local_out = demo_local_run
@@ -99,6 +100,7 @@ def test_main_pipeline_on_the_cluster_resumes_and_equals_the_local_run(spark_clu
     assert compare_runs(pipeline, out, local_out) == []
 
 
+@whole_pipeline_runs
 def test_extract_on_real_warc_files_on_the_cluster_keeps_the_record_accounting(spark_cluster, packaged, shared_data,
                                                                                tmp_path):
     """The genuine WARC/ARC files of ../shared/data/warc (truncated, non-UTF-8, brotli, ARC) read by

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cluster_support import REPO, cluster_conf, cluster_env, compare_runs, crawlplan, write_yaml
+from cluster_support import REPO, cluster_conf, cluster_env, compare_runs, crawlplan, whole_pipeline_runs, write_yaml
 
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.ops.submit import spark_submit_binary
@@ -48,6 +48,7 @@ def airflow_env(tmp_path, spark_cluster):
     return env
 
 
+@whole_pipeline_runs
 def test_airflow_runs_the_dag_on_the_cluster_and_a_retried_task_resumes(spark_cluster, packaged, demo_local_run,
                                                                        airflow_env, tmp_path):
     base, local_out = demo_local_run
