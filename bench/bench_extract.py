@@ -64,10 +64,10 @@ def spark_job(spark, conf_overrides: list[str], paths: list[str], cores: int) ->
     from crawlplan.dag.runner import run_single_job
 
     conf = load_conf("local", overrides=conf_overrides)
-    node = load_pipeline("main").nodes["extract"]
     out = tempfile.mkdtemp(prefix="bench-extract-", dir=RESULTS)
     started, cpu0 = time.perf_counter(), cpu_seconds()
-    result = run_single_job(spark, conf, node, paths, out, ["warc_paths"], echo=lambda *_: None)
+    result = run_single_job(spark, conf, load_pipeline("main"), "extract", paths, out, force=True,
+                            echo=lambda *_: None)
     secs, cpu = time.perf_counter() - started, cpu_seconds() - cpu0
     docs = result["rows"]["documents"]
     return {"docs": docs, "rejects": result["rows"]["rejects"], "files": len(paths), "seconds": round(secs, 2),

@@ -12,9 +12,10 @@ site's sample (the Apath sampler, ``train_size`` pages) and records the clusteri
 sample and the whole-mirror prediction (every page of the mirror classified by the trained
 sitemap: outlier share, purity). ``table`` does the selection: for each held-out site the one
 configuration meeting the most per-site goals (:func:`goals_met`: the issue's clustering, outlier
-and crawl goals) on the *other* sites (then the
-best mean micro-F, then the best worst site) is scored on it — no per-site parameter, and the
-held-out site never votes for its own configuration.
+and crawl goals) on the *other* sites, among those that collapse none of them (micro-F >=
+``COLLAPSED`` on each; then the best mean micro-F, the best worst site, the best mean of UCC valid
+ratio and target harvest rate) is scored on it — no per-site parameter, and the held-out site
+never votes for its own configuration.
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ CANDIDATES = {
     "default, noise_radius 2": {"method": "default", "noise_radius": 2},
     "default, histogram eps": {"method": "default", "eps_rule": "histogram"},
     "default, tag-only leaf XPaths": {"method": "default", "xpath_classes": "none"},
+    "default, target feedback off (0)": {"method": "default", "target_feedback": 0},
+    "default, target feedback 2": {"method": "default", "target_feedback": 2},
+    "default, target feedback 20": {"method": "default", "target_feedback": 20},
+    "default, full Balance (balance_weight 1)": {"method": "default", "balance_weight": 1},
+    "default, balance_weight 0.25": {"method": "default", "balance_weight": 0.25},
 }
 
 
@@ -111,6 +117,9 @@ def score(configs: dict, only: set[str] | None) -> list[dict]:
 
 
 GOALS = 7
+# a candidate whose micro-F falls below this on any of the other sites collapsed or shattered
+# that site (most pages away from their type's cluster): not eligible, however many goals it meets
+COLLAPSED = 0.5
 
 
 def goals_met(r: dict) -> int:
@@ -134,8 +143,13 @@ def loso(rows: list[dict]) -> list[dict]:
 
     def merit(config, others):
         got = [by[(s, config)] for s in others if (s, config) in by]
+        if not got:
+            return (False, -1, -1.0, -1.0, -1.0)
         fs = [r["micro_f"] or 0.0 for r in got]
-        return (sum(goals_met(r) for r in got), sum(fs) / len(fs), min(fs)) if got else (-1, -1.0, -1.0)
+        crawl = [((r.get("ucc/source/valid_ratio") or 0.0) + (r.get("target/source/harvest_rate") or 0.0)) / 2
+                 for r in got]
+        return (min(fs) >= COLLAPSED, sum(goals_met(r) for r in got), sum(fs) / len(fs), min(fs),
+                sum(crawl) / len(crawl))
 
     for held in sites:
         others = [s for s in sites if s != held]
@@ -158,6 +172,13 @@ def _print_loso(rows: list[dict]) -> None:
           f"({min(res, key=lambda r: r['micro_f'])['site']}); mean purity {sum(r['micro_purity'] for r in res) / n:.3f}, "
           f"worst {min(r['micro_purity'] for r in res):.3f}; whole-mirror outliers worst "
           f"{max(r['full_outlier_share'] for r in res):.3f}")
+    g = lambda r, k: r.get(k) or 0.0  # noqa: E731
+    print(f"held out, crawls: UCC valid ratio >= BFS on {sum(g(r, 'ucc/source/valid_ratio') >= g(r, 'ucc/bfs/valid_ratio') for r in res)}"
+          f" / {n}, UCC recall > BFS on {sum(g(r, 'ucc/source/recall') > g(r, 'ucc/bfs/recall') for r in res)} / {n}, "
+          f"target harvest rate >= 0.90 and > BFS on "
+          f"{sum(g(r, 'target/source/harvest_rate') >= 0.9 and g(r, 'target/source/harvest_rate') > g(r, 'target/bfs/harvest_rate') for r in res)}"
+          f" / {n} (mean {sum(g(r, 'target/source/harvest_rate') for r in res) / n:.3f}); site goals met "
+          f"{sum(goals_met(r) for r in res)} / {GOALS * n}")
     print("\n| configuration | site goals met | mean micro-F | worst micro-F | mean purity | worst whole-mirror outlier share |")
     print("|---|---:|---:|---:|---:|---:|")
     for c in sorted({r["config"] for r in rows}):
@@ -195,8 +216,8 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
 def _print_crawls(summary: list[dict]) -> None:
     f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
     print("| site | clustering micro-F SOUrCe / MDL / iRobot | iRobot clusters | UCC VR BFS / SOUrCe / iRobot "
-          "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target recall SOUrCe |")
-    print("|---|---|---:|---|---|---|---:|")
+          "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target HR ceiling | target recall SOUrCe |")
+    print("|---|---|---:|---|---|---|---:|---:|")
     for r in summary:
         def g(*keys, r=r):
             return " / ".join(f(r.get(k)) for k in keys)
@@ -205,7 +226,7 @@ def _print_crawls(summary: list[dict]) -> None:
               f"| {g('ucc/bfs/valid_ratio', 'ucc/source/valid_ratio', 'ucc/irobot/valid_ratio')} "
               f"| {g('ucc/bfs/recall', 'ucc/source/recall', 'ucc/irobot/recall')} "
               f"| {g('target/bfs/harvest_rate', 'target/source/harvest_rate', 'target/tpm/harvest_rate')} "
-              f"| {f(r.get('target/source/recall'))} |")
+              f"| {f(r.get('target/ceiling/harvest_rate'))} | {f(r.get('target/source/recall'))} |")
 
 
 def _plot(curves: list[dict], png: Path) -> None:

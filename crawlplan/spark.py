@@ -53,6 +53,10 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
         "spark.sql.adaptive.enabled": "true",
         "spark.sql.adaptive.coalescePartitions.enabled": "true",
         "spark.sql.adaptive.advisoryPartitionSizeInBytes": "64m",
+        # ... also inside persisted frames (extract's duplicates, the stats' shared tables): without
+        # this a cached plan keeps all spark.sql.shuffle.partitions (2000 in the cluster profile) and
+        # every later union or join of it runs 2000 near-empty tasks
+        "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning": "true",
     }
     if not _under_spark_submit():
         defaults["spark.executorEnv.PYSPARK_PYTHON"] = sys.executable

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tools some tests need beyond .venv: headless Chromium (report browser test), a separate
-# Airflow venv (the generated DAG is imported under Airflow, whose pins clash with ours) and a
+# Airflow venv (the generated DAG is imported and run by `airflow dags test` against the loopback
+# Spark cluster of scripts/spark-cluster.sh; Airflow's pins clash with ours) and a
 # crawl venv (pywb replay server + Scrapy for the closed-loop crawl test; pywb pins its own stack).
 # Each test skips with a clear reason when its tool is missing; this script makes them present.
 set -uo pipefail

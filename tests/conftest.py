@@ -31,3 +31,44 @@ def spark():
     session = build_session(conf, app_name="crawlplan-tests")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory):
+    """A Spark standalone master and two workers on 127.0.0.1 (scripts/spark-cluster.sh), shared by
+    the cluster tests and stopped by their process ids at the end of the session."""
+    from cluster_support import java_missing, start_cluster, stop_cluster
+
+    if java_missing():
+        pytest.skip(java_missing())
+    root = tmp_path_factory.mktemp("spark-cluster")
+    cluster = start_cluster(root)
+    try:
+        yield cluster
+    finally:
+        stop_cluster(root)
+
+
+@pytest.fixture(scope="session")
+def packaged(tmp_path_factory, spark_cluster):
+    """`crawlplan package` output (the --py-files zip the cluster jobs run from)."""
+    from cluster_support import crawlplan
+
+    root = tmp_path_factory.mktemp("dist")
+    proc = crawlplan("package", "--out", str(root), cwd=root)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return root
+
+
+@pytest.fixture(scope="session")
+def demo_local_run(tmp_path_factory):
+    """`crawlplan run` in local mode on the demo crawl: the reference the cluster runs are compared
+    with, and the trainer of the demo models they ship (conf, output folder)."""
+    from cluster_support import crawlplan, demo_conf, write_yaml
+    from demo_support import default_demo
+
+    root = tmp_path_factory.mktemp("local-run")
+    base = demo_conf(default_demo(tmp_path_factory), root / "models")
+    proc = crawlplan("run", "--conf", str(write_yaml(root / "run.yaml", base)), "--out", str(root / "out"), cwd=root)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return base, root / "out"

@@ -156,8 +156,7 @@ def test_the_extract_node_in_sampled_mode(spark, tiny_crawl, tmp_path):
     conf = load_conf("local", overrides=["extract.mode=sampled", "extract.sample.k=2", "extract.extractor=resiliparse",
                                          "extract.language_id=none", f"inputs.cc_index={index_root}"])
     pipeline = load_pipeline("main")
-    result = run_single_job(spark, conf, pipeline.nodes["extract"], [], str(tmp_path), pipeline.external_inputs("extract"),
-                            echo=lambda *_: None)
+    result = run_single_job(spark, conf, pipeline, "extract", [], str(tmp_path), echo=lambda *_: None)
     docs = spark.read.parquet(str(tmp_path / "documents")).toPandas()
     assert docs.groupby("surt_host_name").size().to_dict() == {"example,alpha": 2, "example,beta": 2,
                                                                "org,example,gamma": 2}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -66,8 +67,8 @@ def docs_dir(spark, tmp_path_factory):
 
 
 def _run(spark, conf, docs_dir, out):
-    node = load_pipeline("main").nodes["classify"]
-    return run_single_job(spark, conf, node, [docs_dir], str(out), [], echo=lambda *_: None)
+    return run_single_job(spark, conf, load_pipeline("main"), "classify", [docs_dir], str(out), force=True,
+                          echo=lambda *_: None)
 
 
 @pytest.fixture(scope="module")
@@ -214,3 +215,35 @@ def test_pinned_mismatch_refused_in_node(spark, full_run, docs_dir, tmp_path):
                 "classify.models=[dclm]")
     with pytest.raises(ValueError, match="refusing to load"):
         _run(spark, bad, docs_dir, tmp_path / "out")
+
+
+def test_models_sharing_a_file_name_ship_under_distinct_names(spark, tmp_path):
+    """The registry has four `model.bin` files; Spark keeps one shipped file per name, and refuses to
+    ship a local folder off a local master, so each file is staged as `<classifier>-<version>--<file>`
+    (with its projection sidecar) and found there through SparkFiles; shipping again reuses them."""
+    from crawlplan.classify.fasttext_model import projection_path
+    from crawlplan.classify.registry import load_registry
+    from crawlplan.classify.scoring import ModelRef
+    from crawlplan.classify.spark_scoring import ship
+    from crawlplan.conf import load_conf
+
+    specs = [s for s in load_registry(load_conf("local")).values() if s.file == "model.bin"]
+    assert len(specs) >= 3
+    refs = []
+    for spec in specs:
+        path = tmp_path / "models" / spec.name / "model.bin"
+        path.parent.mkdir(parents=True)
+        path.write_text(f"weights of {spec.name}")
+        refs.append(ModelRef(spec=spec, path=str(path), key=f"key-{spec.name}"))
+    Path(projection_path(refs[0].path, refs[0].key)).write_text("sidecar")
+    shipped = ship(spark, refs, str(tmp_path / "models"))
+    assert len({r.ship_file for r in shipped}) == len(specs)
+    assert all(r.ship_file.startswith(f"{r.spec.name}-") and r.ship_file.endswith("--model.bin") for r in shipped)
+    assert [r.ship_file for r in ship(spark, refs, str(tmp_path / "models"))] == [r.ship_file for r in shipped]
+
+    def read(_):
+        yield [(r.spec.name, open(r.local_path()).read()) for r in shipped] + [
+            ("sidecar", open(projection_path(shipped[0].local_path(), shipped[0].key)).read())]
+
+    found = spark.sparkContext.parallelize([0], 1).mapPartitions(read).collect()[0]
+    assert dict(found) == {**{s.name: f"weights of {s.name}" for s in specs}, "sidecar": "sidecar"}

@@ -399,3 +399,28 @@ def test_an_unquoted_numeric_sha256_is_an_error():
     conf["classifiers"]["dclm"]["sha256"] = 1234567890
     with pytest.raises(ConfError, match="quoted string"):
         load_registry(conf)
+
+
+def test_remote_models_ship_where_they_are_under_names_that_do_not_collide(registry):
+    """hdfs:// and s3a:// models are added by Spark from where they are: a unique file name as the
+    file; a name several models share (model.bin) as its <classifier> folder (the cache layout);
+    a shared name outside that layout is refused with what to do."""
+    from types import SimpleNamespace
+
+    from crawlplan.classify.spark_scoring import ship
+
+    added = []
+    sc = SimpleNamespace(addFile=lambda path, recursive=False: added.append((path, recursive)))
+    spark = SimpleNamespace(sparkContext=sc)
+    shared = [s for s in registry.values() if s.file == "model.bin"][:2]
+    unique = next(s for s in registry.values() if s.file and s.file != "model.bin")
+    refs = [ModelRef(spec=s, path=f"hdfs://nn/models/{s.name}/model.bin", key="remote") for s in shared]
+    refs.append(ModelRef(spec=unique, path=f"s3a://bucket/models/{unique.file}", key="remote"))
+    shipped = ship(spark, refs, "hdfs://nn/models")
+    assert added == [(f"hdfs://nn/models/{shared[0].name}", True), (f"hdfs://nn/models/{shared[1].name}", True),
+                     (f"s3a://bucket/models/{unique.file}", False)]
+    assert [(r.ship_dir, r.ship_file) for r in shipped] == [(shared[0].name, ""), (shared[1].name, ""),
+                                                            ("", unique.file)]
+    flat = [ModelRef(spec=s, path=f"s3a://bucket/flat{i}/model.bin", key="remote") for i, s in enumerate(shared)]
+    with pytest.raises(ValueError, match="<classifier>/model.bin"):
+        ship(spark, flat, "hdfs://nn/models")

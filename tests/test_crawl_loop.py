@@ -111,8 +111,8 @@ def test_warc_is_the_crawls_own_and_the_pipeline_reads_it(crawled, spark):
     assert len(fetched) == result["plan"]["fetches"]
     assert not fetched.url.str.contains("127.0.0.1").any()                # original URLs, not the replay's
     pipe = load_pipeline("main")
-    res = run_single_job(spark, load_conf("local"), pipe.nodes["extract"], [str(warc)], str(out / "replan"),
-                         pipe.external_inputs("extract"), echo=lambda *_: None)
+    res = run_single_job(spark, load_conf("local"), pipe, "extract", [str(warc)], str(out / "replan"),
+                         echo=lambda *_: None)
     docs = spark.read.parquet(str(out / "replan" / "documents")).count()
     rejects = spark.read.parquet(str(out / "replan" / "rejects")).count()
     assert docs + rejects >= result["plan"]["html_pages"] and docs > 0.8 * result["plan"]["html_pages"]

@@ -16,8 +16,7 @@ pytestmark = pytest.mark.spark
 def _run_extract(spark, inputs, out, overrides=()):
     conf = load_conf("local", overrides=list(overrides))
     pipeline = load_pipeline("main")
-    return run_single_job(spark, conf, pipeline.nodes["extract"], inputs, str(out),
-                          pipeline.external_inputs("extract"), echo=lambda *_: None)
+    return run_single_job(spark, conf, pipeline, "extract", inputs, str(out), force=True, echo=lambda *_: None)
 
 
 def test_extract_job_on_all_shared_warcs_keeps_the_invariant(spark, shared_data, tmp_path):

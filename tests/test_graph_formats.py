@@ -139,8 +139,7 @@ def test_host_graph_meets_releases_of_both_conventions(spark, releases, tmp_path
         f"stats.host_graph.domain_ranks={domain}", "spark.shuffle_partitions=2"])
     pipe = load_pipeline("main")
     out = tmp_path / "out"
-    result = run_single_job(spark, conf, pipe.nodes["host_graph"], [str(tmp_path / "run")], str(out),
-                            pipe.external_inputs("host_graph"), echo=lambda *_: None)
+    result = run_single_job(spark, conf, pipe, "host_graph", [str(tmp_path / "run")], str(out), echo=lambda *_: None)
     notes = " | ".join(result["notes"])
     assert "cc-main-2026-mar-apr-may: www kept (detected: 18 of 172 names" in notes
     assert "cc-main-2025-oct-nov-dec: www stripped (detected: 1 of 155 names" in notes

@@ -116,8 +116,7 @@ def _run_node(spark, name, root, extra=()):
                                          "policies.simulate.reliability_k_max=3", *extra])
     pipe = load_pipeline("main")
     out = root / f"out-{name}"
-    result = run_single_job(spark, conf, pipe.nodes[name], [str(root / "run")], str(out),
-                            pipe.external_inputs(name), echo=lambda *_: None)
+    result = run_single_job(spark, conf, pipe, name, [str(root / "run")], str(out), echo=lambda *_: None)
     return out, result
 
 

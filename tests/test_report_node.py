@@ -33,8 +33,8 @@ def write_run(spark, out: Path, names=None, demo_models=True) -> None:
 
 def run_report(spark, run_dir: Path, out: Path) -> dict:
     conf = load_conf("local")
-    node = load_pipeline("main").nodes["report"]
-    return run_single_job(spark, conf, node, [str(run_dir)], str(out), [], echo=lambda *_: None)
+    return run_single_job(spark, conf, load_pipeline("main"), "report", [str(run_dir)], str(out), force=True,
+                          echo=lambda *_: None)
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,17 @@
 import pytest
 from test_source_synth import HOST, TYPES, bfs_order, forum_pages
 
+from crawlplan.source import navigation as nav
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, _generalise, link_schema
-from crawlplan.source.crawl import CrawlSimulator, sample_apath, sample_bfs
-from crawlplan.source.evaluate import PageTyper, clustering_scores, cv_precision, target_scores, ucc_scores
+from crawlplan.source.crawl import CrawlSimulator, TargetFeedback, sample_apath, sample_bfs
+from crawlplan.source.evaluate import (
+    PageTyper,
+    clustering_scores,
+    cv_precision,
+    harvest_ceiling,
+    target_scores,
+    ucc_scores,
+)
 from crawlplan.source.experiment import SiteSpec, evaluate_site, host_plan, train_site
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import SitePage, build_mirror
@@ -83,6 +91,31 @@ def test_source_beats_bfs_on_the_forum(mirror, spec):
         assert ("ucc", f"source_{a}", "valid_ratio") in got
 
 
+def test_target_feedback_demotes_rows_that_yield_no_targets():
+    """Two rows lead to the target cluster 1 equally often in the sample; the crawler's own
+    fetches say only one does. With feedback the other falls behind; without (paper) it stays."""
+    table = {(0, "a"): {1: 2.0, 0: 2.0}, (0, "b"): {1: 2.0, 0: 2.0}, (1, "c"): {1: 1.0}}
+    rows = {k: nav.row_probabilities(v) for k, v in table.items()}
+    for weight, apart in ((5.0, True), (0.0, False)):
+        learner = SitemapLearner(target_feedback=weight)
+        learner.navigation_, learner.clusters_ = table, [0, 1]
+        fb = TargetFeedback(learner, rows, target=1)
+        before = fb.score((0, "b"))
+        for _ in range(6):
+            fb.observe((0, "a"), 1)
+            fb.observe((0, "b"), 0)
+        assert (fb.score((0, "a")) > before > fb.score((0, "b"))) is apart
+        if not apart:   # the paper: alpha P(C_t | row) + (1 - alpha) sum_j P(C_j | row) h_j, fixed
+            hub = 0.5 * fb.hubs[0] + 0.5 * fb.hubs[1]
+            assert fb.score((0, "a")) == fb.score((0, "b")) == pytest.approx(0.8 * 0.5 + 0.2 * hub)
+        assert fb.score((9, "unseen")) == 0.0
+    assert SitemapLearner(method="paper").target_feedback_ == 0.0
+    with pytest.raises(ValueError, match="target_feedback"):
+        SitemapLearner(target_feedback=-1).validate()
+    with pytest.raises(ValueError, match="balance_weight"):
+        SitemapLearner(balance_weight=2).validate()
+
+
 def test_host_plan_ranks_patterns(mirror, spec):
     learner, sample = train_site(mirror, {"method": "default"})
     plan = host_plan(learner, top=5)
@@ -129,6 +162,15 @@ def test_crawl_metrics_by_hand():
     assert u["entropy"] == pytest.approx(1.5)
     t = target_scores(["t", "t", "x"], "t", available=2)
     assert t["harvest_rate"] == pytest.approx(2 / 3) and t["recall"] == 1.0
+
+
+def test_harvest_ceiling_counts_the_list_pages_a_crawl_must_pay():
+    links = {"home": ["l1", "l2"], "l1": ["t1", "t2"], "l2": ["t3"], "t1": [], "t2": [], "t3": []}
+    is_t = lambda u: u.startswith("t")  # noqa: E731
+    assert harvest_ceiling(links, is_t, 3) == pytest.approx(2 / 3)     # l1 + t1 + t2
+    links["t1"] = ["t3"]                                                 # targets reach targets
+    assert harvest_ceiling(links, is_t, 3) == pytest.approx(2 / 3)
+    assert harvest_ceiling({"a": []}, is_t, 3) == 0.0
 
 
 def test_cv_precision_and_typer(paper_mirror):

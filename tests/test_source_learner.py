@@ -96,6 +96,9 @@ def test_cluster_terms():
     assert nav.normalise_dsim({-1: 5.0, 0: 1.0, 1: 3.0}) == {-1: 0.0, 0: 0.25, 1: 0.75}
     counts = Counter({0: 3, 1: 1, -1: 10})
     assert nav.balance(counts, 0) == pytest.approx(1 - 3 / 5)
+    # balance_weight: Balance takes at most that share of the score; 0 switches it off
+    assert nav.balance(counts, 0, 0.5) == pytest.approx(0.5 + 0.5 * (1 - 3 / 5))
+    assert nav.balance(counts, 0, 0.0) == 1.0
     values = nav.ucc_cluster_values({0: 0.5, 1: 0.5}, {0: 0.25, 1: 0.75}, counts)
     assert values[1] > values[0]
     assert nav.ucc_cluster_values({0: 0.5}, {0: 0.25}, Counter(), "info_only") == {0: 0.5}

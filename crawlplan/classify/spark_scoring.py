@@ -8,6 +8,8 @@ every executor sees (local disk in local mode, NFS) or shipped with ``SparkConte
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Iterator
 
 import pandas as pd
@@ -36,31 +38,98 @@ def choose_distribution(mode: str, refs: list[ModelRef], master: str) -> str:
 
 
 def ship(spark, refs: list[ModelRef], cache_root: str) -> list[ModelRef]:
-    """Register each model with ``addFile`` and return refs that look it up in SparkFiles.
+    """Register each model with Spark and return refs that find it in SparkFiles on the executors.
 
-    Files in the cache layout (``<model_dir>/<name>/<file>``) are shipped as their folder,
-    named after the classifier, because several registry files share a name (``model.bin``).
+    Every shipped name is unique, because registry files share names (``model.bin``) and Spark
+    keeps one file per name. Local files (the model cache) are hard-linked into a staging folder as
+    ``<classifier>-<version>--<file>`` (with their projection sidecar when there is one) and added
+    one by one: Spark refuses ``addFile`` of a local *folder* when the master is not local. A local
+    model folder (transformers) goes as an archive ``<classifier>-<version>.zip``. Remote files and folders
+    (hdfs://, s3a://) are added where they are; a remote file whose name another model shares is
+    shipped as its folder when that is named after the classifier (the cache layout).
     """
     sc = spark.sparkContext
+    remote_names = Counter(r.path.rstrip("/").rsplit("/", 1)[-1] for r in refs if is_remote(r.path))
+    stage = None
     out = []
-    root = cache_root.rstrip("/") + "/"
     for ref in refs:
-        parent = ref.path.rsplit("/", 1)[0]
         try:
-            if ref.spec.kind == "transformer":  # a model folder, named after the classifier in the cache
+            if not is_remote(ref.path):
+                stage = stage or _staging_dir()
+                out.append(_ship_local(sc, ref, stage))
+                continue
+            name = ref.path.rstrip("/").rsplit("/", 1)[-1]
+            parent = ref.path.rsplit("/", 1)[0]
+            if ref.spec.kind == "transformer":
                 sc.addFile(ref.path, recursive=True)
-                out.append(_replace(ref, ship_dir=ref.path.rstrip("/").rsplit("/", 1)[-1]))
-            elif ref.path.startswith(root) and parent.rsplit("/", 1)[-1] == ref.spec.name:
+                out.append(_replace(ref, ship_dir=name))
+            elif remote_names[name] == 1:
+                sc.addFile(ref.path)
+                out.append(_replace(ref, ship_file=name))
+            elif parent.rsplit("/", 1)[-1] == ref.spec.name:
                 sc.addFile(parent, recursive=True)
                 out.append(_replace(ref, ship_dir=ref.spec.name))
             else:
-                sc.addFile(ref.path)
-                out.append(_replace(ref, ship_file=ref.path.rsplit("/", 1)[-1]))
+                raise ValueError(f"{remote_names[name]} remote model files are named '{name}'; keep them as "
+                                 f"<folder>/<classifier>/{name} (the cache layout) or give them distinct names")
         except Exception as exc:  # py4j wraps Spark's IllegalArgumentException
-            raise ValueError(f"cannot ship model {ref.path} for '{ref.spec.name}' with addFile: "
-                             f"{str(exc).splitlines()[0][:300]}. Give model files distinct names or set "
-                             f"classify.distribute=shared with a path all executors can read") from None
+            raise ValueError(f"cannot ship model {ref.path} for '{ref.spec.name}' to the executors: "
+                             f"{str(exc).splitlines()[0][:300]}. Or set classify.distribute=shared with a "
+                             f"path every executor can read") from None
     return out
+
+
+def _staging_dir() -> str:
+    """One folder per user for the staged links: a name, once registered with a SparkContext, must
+    keep its path, so a model shipped again (a second run in the same session) reuses its link."""
+    import tempfile
+
+    path = os.path.join(tempfile.gettempdir(), f"crawlplan-models-{os.getuid()}")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def _ship_local(sc, ref: ModelRef, stage: str) -> ModelRef:
+    """``<classifier>-<version>--<file>``: the version (a hash of the path and the model's key: its
+    pin, or size and mtime) gives a replaced model a new name instead of a stale shipped copy."""
+    import hashlib
+    import shutil
+
+    from crawlplan.classify.fasttext_model import projection_path
+    from crawlplan.classify.models import local
+
+    source = os.path.abspath(local(ref.path).rstrip("/"))
+    version = hashlib.sha256(f"{source}\0{ref.key}".encode()).hexdigest()[:10]
+    prefix = os.path.join(stage, f"{ref.spec.name}-{version}")
+    if os.path.isdir(source):   # a transformer folder: one archive, unpacked under its name
+        archive = prefix + ".zip"
+        if not os.path.isfile(archive):
+            shutil.move(shutil.make_archive(prefix + ".tmp", "zip", source), archive)
+        sc.addArchive(archive)
+        return _replace(ref, ship_dir=os.path.basename(archive))
+    staged = f"{prefix}--{os.path.basename(source)}"
+    _link_or_copy(source, staged)
+    sc.addFile(staged)
+    sidecar = projection_path(source, ref.key)
+    if os.path.isfile(sidecar):   # a few MB the executors load instead of the 1-4 GB model
+        _link_or_copy(sidecar, projection_path(staged, ref.key))
+        sc.addFile(projection_path(staged, ref.key))
+    return _replace(ref, ship_file=os.path.basename(staged))
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link (Spark resolves symbolic links and would see the shared name again), or a copy
+    when the staging folder is on another filesystem; kept when already there."""
+    import shutil
+
+    if os.path.isfile(target):
+        return
+    tmp = f"{target}.tmp-{os.getpid()}"
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copyfile(source, tmp)
+    os.replace(tmp, target)
 
 
 def _replace(ref: ModelRef, **changes) -> ModelRef:

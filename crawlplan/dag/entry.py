@@ -25,6 +25,8 @@ def add_job_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", required=True, metavar="DIR", help="output folder (datasets go to DIR/<name>)")
     add_conf_arguments(parser)
     parser.add_argument("--pipeline", default="main", help="pipeline that defines the node (default main)")
+    parser.add_argument("--force", action="store_true",
+                        help="run even when the node's completion marker under --output is current")
     parser.add_argument("--retry-failed", action="store_true",
                         help="extract only: re-read just the WARC files whose warc_files status under --output "
                              "is not ok and merge them into the outputs there")
@@ -44,8 +46,11 @@ def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
     if getattr(args, "retry_failed", False) and node.job != "extract":
         raise ValueError(f"--retry-failed re-reads WARC files: it applies to extract, not to {node_name}")
     spark = build_session(conf, app_name=f"crawlplan-{node_name}")
-    run_single_job(spark, conf, node, args.input, args.output, pipeline.external_inputs(node_name))
-    print(f"{node_name}: wrote {', '.join(node.outputs)} under {args.output}")
+    result = run_single_job(spark, conf, pipeline, node_name, args.input, args.output, force=args.force)
+    if result["status"] == "skipped":
+        print(f"{node_name}: {', '.join(node.outputs)} under {args.output} are up to date (--force to redo)")
+    else:
+        print(f"{node_name}: wrote {', '.join(node.outputs)} under {args.output}")
     return 0
 
 

@@ -23,6 +23,7 @@ from crawlplan.dag import storage
 from crawlplan.dag.context import InputError, JobContext
 from crawlplan.dag.pipeline import Node, Pipeline
 from crawlplan.dag.progress import ProgressReporter
+from crawlplan.dag.required import check_required_rows
 from crawlplan.security import redact
 
 log = logging.getLogger("crawlplan")
@@ -31,16 +32,34 @@ _CODE_VERSION: str | None = None
 
 
 def code_version() -> str:
-    """Hash of the package source: a code change invalidates completion markers."""
+    """Hash of the package's Python source: a code change invalidates completion markers. The same
+    files hash alike from a checkout and from the ``crawlplan package`` zip (spark-submit
+    --py-files), so a node run either way is recognised by the other."""
     global _CODE_VERSION
     if _CODE_VERSION is None:
         digest = hashlib.sha256(__version__.encode())
-        root = Path(__file__).resolve().parents[1]
-        for path in sorted(root.rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
+        for name, data in _package_sources():
+            digest.update(name.encode())
+            digest.update(data)
         _CODE_VERSION = digest.hexdigest()[:16]
     return _CODE_VERSION
+
+
+def _package_sources() -> list[tuple[str, bytes]]:
+    """(``crawlplan/...py``, bytes) of every source file, sorted by that name."""
+    package = Path(__file__).resolve().parents[1]
+    if package.is_dir():
+        files = [(p.relative_to(package.parent).as_posix(), p) for p in package.rglob("*.py")]
+        return sorted((name, p.read_bytes()) for name, p in files
+                      if "/__pycache__/" not in name and "/_resources/" not in name)
+    import zipfile
+
+    archive = next(p for p in package.parents if p.is_file())
+    prefix = package.relative_to(archive).as_posix()
+    with zipfile.ZipFile(archive) as zf:
+        return sorted((name[len(prefix) - len(package.name):], zf.read(name)) for name in zf.namelist()
+                      if name.startswith(prefix + "/") and name.endswith(".py")
+                      and "/__pycache__/" not in name and "/_resources/" not in name)
 
 
 def load_job(job: str):
@@ -170,25 +189,50 @@ def _maximal(pipeline: Pipeline, nodes: list[str]) -> list[str]:
 
 
 class Runner:
-    def __init__(self, spark, conf: dict, out_dir: str, *, echo=print):
+    """Runs nodes with the completion-marker rules: a node whose marker carries the fingerprint it
+    would run with (and whose outputs exist) is skipped unless forced. ``roots`` are where
+    upstream datasets and their markers are looked up: the output folder for ``crawlplan run``,
+    plus the ``--input`` folders for one job (``crawlplan job``, ``spark-submit jobs/NODE.py``)."""
+
+    def __init__(self, spark, conf: dict, out_dir: str, *, echo=print, roots: list[str] | None = None):
         self.spark = spark
         self.conf = conf
         self.out_dir = out_dir.rstrip("/") or "."
         self.echo = echo
+        self.roots = roots or [self.out_dir]
+
+    def upstream_marker(self, dataset: str, producer: str) -> dict | None:
+        """The marker of the node that wrote ``dataset``, from the first root holding either."""
+        for root in self.roots:
+            marker = storage.read_json(self.spark, marker_path(root, producer))
+            if marker is not None:
+                return marker
+            if storage.exists(self.spark, storage.join(root, dataset)):
+                return None
+        return None
 
     def fingerprint(self, pipeline: Pipeline, node: Node, external: dict) -> str:
+        """Inputs (upstream markers' fingerprints, external files' sizes and mtimes), the node's
+        own params (a setting of another node never counts), the code and the job's state."""
         producer = pipeline.producer()
         params = node_params(node, self.conf)
         parts: dict = {"job": node.job, "params": params, "code": code_version(), "inputs": {},
                        "state": job_state(node.job, params, self.conf)}
         for inp in node.inputs:
             if inp in producer:
-                marker = storage.read_json(self.spark, marker_path(self.out_dir, producer[inp])) or {}
-                parts["inputs"][inp] = marker.get("fingerprint")
+                marker = self.upstream_marker(inp, producer[inp])
+                parts["inputs"][inp] = (marker or {}).get("fingerprint") or self._unmarked(inp)
             else:
                 parts["inputs"][inp] = _external_fingerprint(external.get(inp))
         blob = json.dumps(parts, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+    def _unmarked(self, dataset: str) -> list:
+        """A dataset passed with --input without its producer's marker: its files stand for it."""
+        for root in self.roots:
+            if storage.exists(self.spark, storage.join(root, dataset)):
+                return _external_fingerprint(storage.join(root, dataset))
+        return []
 
     def is_complete(self, node: Node, fingerprint: str) -> bool:
         marker = storage.read_json(self.spark, marker_path(self.out_dir, node.name))
@@ -202,28 +246,29 @@ class Runner:
         external = dict(get(self.conf, "inputs", {}) or {})
         # leftovers of a killed run: never visible to readers, but they take space
         storage.delete(self.spark, storage.join(self.out_dir, "_tmp"))
-        summary: dict = {}
-        for i, name in enumerate(order, 1):
-            node = pipeline.nodes[name]
-            fp = self.fingerprint(pipeline, node, external)
-            partial = work_root(self.out_dir, name)
-            if name not in forced and self.is_complete(node, fp):
-                self.echo(f"[{i}/{len(order)}] {name}: up to date, skipped")
-                summary[name] = {"status": "skipped"}
-                storage.delete(self.spark, partial)         # a crashed run's leftovers under another fingerprint
-                continue
-            if name in forced:
-                storage.delete(self.spark, partial)         # forced means from scratch, not resumed
-            self.echo(f"[{i}/{len(order)}] {name}: running (job {node.job})")
-            ctx = JobContext(
-                spark=self.spark, node=name, params=node_params(node, self.conf), conf=self.conf,
-                out_dir=self.out_dir, search_roots=[self.out_dir],
-                external={k: external.get(k) for k in pipeline.external_inputs(name)},
-                optional=frozenset(node.optional), work_dir=work_dir(self.out_dir, name, fp),
-            )
-            summary[name] = self.execute(node, ctx, fp, refingerprint=lambda n=node: self.fingerprint(
-                pipeline, n, external))
-        return summary
+        return {name: self.run_node(pipeline, pipeline.nodes[name], external, force=name in forced,
+                                    label=f"[{i}/{len(order)}] {name}")
+                for i, name in enumerate(order, 1)}
+
+    def run_node(self, pipeline: Pipeline, node: Node, external: dict, *, force: bool, label: str) -> dict:
+        """Skip ``node`` when its marker is current, else check its inputs are not empty and run it."""
+        fp = self.fingerprint(pipeline, node, external)
+        partial = work_root(self.out_dir, node.name)
+        if not force and self.is_complete(node, fp):
+            self.echo(f"{label}: up to date, skipped")
+            storage.delete(self.spark, partial)             # a crashed run's leftovers under another fingerprint
+            return {"status": "skipped", "fingerprint": fp}
+        if force:
+            storage.delete(self.spark, partial)             # forced means from scratch, not resumed
+        check_required_rows(self.spark, self.conf, pipeline, node, self.upstream_marker, self.roots)
+        self.echo(f"{label}: running (job {node.job})")
+        ctx = JobContext(
+            spark=self.spark, node=node.name, params=node_params(node, self.conf), conf=self.conf,
+            out_dir=self.out_dir, search_roots=self.roots,
+            external={k: external.get(k) for k in pipeline.external_inputs(node.name)},
+            optional=frozenset(node.optional), work_dir=work_dir(self.out_dir, node.name, fp),
+        )
+        return self.execute(node, ctx, fp, refingerprint=lambda: self.fingerprint(pipeline, node, external))
 
     def execute(self, node: Node, ctx: JobContext, fingerprint: str, refingerprint=None) -> dict:
         started = time.time()
@@ -265,24 +310,21 @@ class Runner:
         return {"status": "ran", **marker}
 
 
-def run_single_job(spark, conf: dict, node: Node, inputs: list[str], output: str, external_names: list[str],
-                   echo=print) -> dict:
-    """``crawlplan job NODE --input ... --output DIR``: one node, inputs from the command line."""
-    runner = Runner(spark, conf, output, echo=echo)
+def run_single_job(spark, conf: dict, pipeline: Pipeline, name: str, inputs: list[str], output: str, *,
+                   force: bool = False, echo=print) -> dict:
+    """``crawlplan job NODE`` and ``spark-submit jobs/NODE.py``: one node, inputs from the command
+    line, skipped like in ``crawlplan run`` when its marker under ``output`` is current (``force``
+    redoes it), so relaunching a failed scheduled pipeline starts at the node that failed."""
+    node = pipeline.nodes[name]
+    external_names = pipeline.external_inputs(name)
     external = dict(get(conf, "inputs", {}) or {})
-    ext = {k: external.get(k) for k in external_names}
     # --input feeds the external input only of nodes that read nothing else (extract); for the
     # others it names folders holding upstream datasets
-    if external_names and inputs and len(external_names) == len(node.inputs) and not ext.get(external_names[0]):
-        ext[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
-    roots = [output] + [os.path.abspath(p) if "://" not in p else p for p in inputs]
-    params = node_params(node, conf)
-    blob = json.dumps({"job": node.job, "params": params, "code": code_version(), "roots": roots,
-                       "inputs": {k: _external_fingerprint(v) for k, v in ext.items()},
-                       "state": job_state(node.job, params, conf)}, sort_keys=True, default=str)
-    # names the work folder a relaunch resumes from: a changed param or input must not reuse it
-    fingerprint = "single-job-" + hashlib.sha256(blob.encode()).hexdigest()[:24]
-    ctx = JobContext(spark=spark, node=node.name, params=params, conf=conf, out_dir=output,
-                     search_roots=roots, external=ext, optional=frozenset(node.optional),
-                     work_dir=work_dir(output, node.name, fingerprint))
-    return runner.execute(node, ctx, fingerprint=fingerprint)
+    if external_names and inputs and len(external_names) == len(node.inputs) and not external.get(external_names[0]):
+        external[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
+    roots = list(dict.fromkeys([output.rstrip("/") or "."] + [os.path.abspath(p) if "://" not in p else p
+                                                              for p in inputs]))
+    # run.retry_failed (--retry-failed) redoes a finished extract's failed files: never "up to date"
+    force = force or (node.job == "extract" and bool(get(conf, "run.retry_failed", False)))
+    runner = Runner(spark, conf, output, echo=echo, roots=roots)
+    return runner.run_node(pipeline, node, external, force=force, label=name)

@@ -32,8 +32,8 @@ class TooManyFailedFiles(ValueError):
     """More files failed than ``extract.max_failed_files`` allows (a ValueError: one clear CLI line, exit 2)."""
 
 
-def allowed_failures(setting, listed: int) -> tuple[int, str]:
-    """How many failed files ``extract.max_failed_files`` allows out of ``listed``, and the setting as text.
+def allowed_failures(setting, listed: int) -> int:
+    """How many failed files ``extract.max_failed_files`` allows out of ``listed``.
 
     A whole number >= 1 is a count; a number below 1 or a percentage (``"1%"``) is a share of the
     files listed, rounded down (so 1 % of 50 files allows none).
@@ -42,13 +42,12 @@ def allowed_failures(setting, listed: int) -> tuple[int, str]:
     if text.endswith("%"):
         share = number_setting("extract.max_failed_files", text[:-1].strip(), integer=False) / 100
     else:
-        number = number_setting("extract.max_failed_files", text, integer=False)
-        if number >= 1:
-            return int(number_setting("extract.max_failed_files", text, integer=True)), f"{int(number)} files"
-        share = number
+        share = number_setting("extract.max_failed_files", text, integer=False)
+        if share >= 1:
+            return number_setting("extract.max_failed_files", text, integer=True)
     if share > 1:
         raise ValueError(f"extract.max_failed_files: a share must be at most 100%, got {setting!r}")
-    return math.floor(share * listed + 1e-9), f"{share:.4g} of the files listed ({share * 100:g} %)"
+    return math.floor(share * listed + 1e-9)
 
 
 @dataclass
@@ -115,16 +114,17 @@ def check_losses(losses: Losses, setting, base: str) -> tuple[str | None, str | 
         if losses.recovered:
             return f"extract: all {losses.listed:,} files read in full; {losses.recovered:,} of them after retries", None
         return None, None
-    allowed, reads = allowed_failures(setting, losses.listed)
+    allowed = allowed_failures(setting, losses.listed)
+    limit = f"extract.max_failed_files={setting} ({allowed:,} of {losses.listed:,} files)"
     share = losses.failed / max(1, losses.listed)
     head = f"{losses.failed:,} of {losses.listed:,} WARC files ({share:.2%}) were not read in full " \
            f"({losses.status_text()})"
     if losses.failed <= allowed:
-        return (f"extract: {head}; {losses.lost_records_text()}. Within extract.max_failed_files ({reads}, "
-                f"{allowed:,} files); re-read them with --retry-failed"), None
+        return (f"extract: {head}; {losses.lost_records_text()}. Within {limit}; "
+                f"re-read them with --retry-failed"), None
     errors = "; ".join(f"{kind} ({n:,} files)" for kind, n in losses.top_errors)
     return None, (
-        f"extract failed: {head}, more than extract.max_failed_files allows ({reads}: {allowed:,} files).\n"
+        f"extract failed: {head}, more than {limit} allows.\n"
         f"  commonest errors: {errors}\n"
         f"  inputs.warc_base: {base or '(none: paths as listed)'}; e.g. {losses.example}\n"
         f"  {losses.lost_records_text()}.\n"
@@ -132,18 +132,21 @@ def check_losses(losses: Losses, setting, base: str) -> tuple[str | None, str | 
         f"network), then re-read only the failed files with --retry-failed; or raise extract.max_failed_files.")
 
 
-def stage_and_merge(spark, previous: dict[str, DataFrame], fresh_wide: DataFrame, failed: list[str],
+def stage_and_merge(spark, previous: dict[str, DataFrame], fresh_wide: DataFrame | None, failed: list[str],
                     work_dir: str) -> dict[str, DataFrame]:
     """The earlier outputs with the rows of the ``failed`` files replaced by ``fresh_wide`` (their re-read).
 
-    The re-read and the new cross-file duplicates are written under ``work_dir`` first: the merged
-    outputs are written over the earlier ones, so nothing they depend on may be read from those
-    after the first of them is replaced. Record ids stay unique: the re-read records meet the kept
+    The re-read, the new cross-file duplicates and the merged outputs are written under
+    ``work_dir`` first: the merged outputs replace the earlier ones, so nothing returned may read
+    from those (it costs one more write of the documents; the WARC files are what is expensive). Record ids stay unique: the re-read records meet the kept
     documents in one :func:`cross_file_duplicates` pass.
     """
     fresh_path, dups_path = storage.join(work_dir, "retry-wide"), storage.join(work_dir, "retry-dups")
-    fresh_wide.write.mode("overwrite").parquet(fresh_path)
-    fresh = spark.read.schema(WIDE_SCHEMA).parquet(fresh_path)
+    if fresh_wide is None:                     # nothing failed: the earlier outputs, staged as they are
+        fresh = spark.createDataFrame([], WIDE_SCHEMA)
+    else:
+        fresh_wide.write.mode("overwrite").parquet(fresh_path)
+        fresh = spark.read.schema(WIDE_SCHEMA).parquet(fresh_path)
     failed_df = F.broadcast(spark.createDataFrame([(p,) for p in failed], "warc_file string"))
 
     def kept(df: DataFrame) -> DataFrame:
@@ -159,4 +162,12 @@ def stage_and_merge(spark, previous: dict[str, DataFrame], fresh_wide: DataFrame
         fresh.where(F.col("kind") == "reject").select(*previous["rejects"].columns))
     files = kept(previous["warc_files"]).select(*previous["warc_files"].columns) \
         .unionByName(file_rows(fresh).select(*previous["warc_files"].columns))
-    return assemble_outputs(docs, rejects, files, dups)
+    merged = assemble_outputs(docs, rejects, files, dups)
+    # staged whole: every output (and what the node derives from them, e.g. host_population) must
+    # read the staged copy, never the folders the runner is about to replace
+    staged = {}
+    for name, frame in merged.items():
+        path = storage.join(work_dir, f"retry-{name}")
+        frame.write.mode("overwrite").parquet(path)
+        staged[name] = spark.read.parquet(path).select(*frame.columns)
+    return staged

@@ -25,7 +25,13 @@ from crawlplan.ccindex.sample import (
 from crawlplan.conf import get
 from crawlplan.dag import storage
 from crawlplan.dag.context import InputError
-from crawlplan.extract.failed_files import TooManyFailedFiles, check_losses, stage_and_merge, summarize
+from crawlplan.extract.failed_files import (
+    TooManyFailedFiles,
+    allowed_failures,
+    check_losses,
+    stage_and_merge,
+    summarize,
+)
 from crawlplan.extract.records import ExtractSettings, number_setting
 from crawlplan.extract.spark import extract_sampled_wide, extract_wide, extract_wide_in_waves, split_outputs
 from crawlplan.warc.listing import resolve_inputs
@@ -38,6 +44,7 @@ def run(ctx):
     settings = ExtractSettings.from_params(ctx.params, check_packages=local, remote=get(ctx.conf, "remote", {}))
     base = str(ctx.conf.get("inputs", {}).get("warc_base") or "")
     per_task = int(ctx.params.get("files_per_partition", 1))
+    allowed_failures(ctx.params.get("max_failed_files", "1%"), 1)      # a typo fails now, not after the reading
     mode = extract_mode(ctx.params)
     sample = SampleSettings.from_params(ctx.params.get("sample"))
     if mode == "sampled":
@@ -90,7 +97,7 @@ def retry_failed(ctx, settings: ExtractSettings, per_task: int):
     ctx.count("warc_files_retried", len(failed))
     if not failed:
         ctx.note("extract --retry-failed: every file of the earlier run is ok; nothing was re-read")
-        return previous
+        return stage_and_merge(ctx.spark, previous, None, [], ctx.work_dir)
     ctx.note(f"extract --retry-failed: re-read {len(failed):,} files that were not ok; the others were kept as read")
     return stage_and_merge(ctx.spark, previous, extract_wide(ctx.spark, failed, settings, per_task), failed,
                            ctx.work_dir)

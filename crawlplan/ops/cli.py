@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,8 @@ def register(subparsers) -> None:
     _conf_args(sb)
     sb.add_argument("--run", action="store_true", help="run them one after another, stopping at the first failure")
     sb.add_argument("--only", metavar="NODE", action="append", help="just these nodes (repeatable)")
+    sb.add_argument("--force", action="store_true",
+                    help="pass --force to the jobs: redo nodes whose completion markers are current")
     sb.set_defaults(func=cmd_submit)
 
     pk = subparsers.add_parser("package", help="build the wheel (--py-files) and optionally a venv archive (--archives)")
@@ -72,14 +75,18 @@ def cmd_submit(args) -> int:
 
     pipeline, conf = _load(args)
     spec = S.SubmitSpec.from_conf(conf, args.conf or "")
+    S.check(spec)
+    spec.spark_submit = S.spark_submit_binary(spec.spark_submit)
+    spec.force = args.force
     cmds = S.commands(spec, pipeline)
     if args.only:
         unknown = set(args.only) - set(pipeline.nodes)
         if unknown:
             raise KeyError(f"unknown node '{sorted(unknown)[0]}'; nodes: {', '.join(pipeline.order())}")
         cmds = [(n, c) for n, c in cmds if n in args.only]
+    env = S.driver_defaults(spec, environ={})
     if not args.run:
-        print(S.render(cmds), end="")
+        print(S.render(cmds, env), end="")
         return 0
     from crawlplan.conf import load_conf
     from crawlplan.dag.runner import check_inputs
@@ -87,11 +94,14 @@ def cmd_submit(args) -> int:
     # before the first cluster job, not after; against the conf the jobs get (--conf and the
     # submit profile: --set values are not passed on to them)
     check_inputs(pipeline, [n for n, _ in cmds], load_conf(spec.profile, args.conf), verb="submit")
+    env = {**os.environ, **S.driver_defaults(spec)}
     for i, (name, cmd) in enumerate(cmds, 1):
         print(f"[{i}/{len(cmds)}] {name}: {' '.join(redact_args(cmd))}", flush=True)  # logs keep no secrets
-        rc = subprocess.call(cmd)
+        rc = subprocess.call(cmd, env=env)
         if rc != 0:
-            print(f"crawlplan submit: node {name} failed (exit {rc}); later nodes not started", file=sys.stderr)
+            print(f"crawlplan submit: node {name} failed (exit {rc}); later nodes not started. Fix it and "
+                  f"relaunch the same command: the nodes before it are skipped (their markers are current)",
+                  file=sys.stderr)
             return rc
     return 0
 

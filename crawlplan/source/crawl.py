@@ -107,22 +107,28 @@ class CrawlSimulator:
             start: str | None = None) -> list[Step]:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        values_fixed: dict[int, float] | None = None
+        feedback: TargetFeedback | None = None
         if mode == "target":
             if not example:
                 raise ValueError("a target crawl needs an example page URL")
-            t = self.target_cluster(example)
-            A = nav.adjacency(self.learner.navigation_, self.learner.clusters_)
-            hubs, auths = nav.hits(A, self.learner.clusters_, target=t)
-            values_fixed = nav.info(hubs, auths, self.learner.alpha_target)
+            feedback = TargetFeedback(self.learner, self.rows, self.target_cluster(example))
         elif mode == "ucc":
             info_c = nav.info(self.learner.hubs_, self.learner.authorities_, self.learner.alpha_ucc)
         start = start or self.mirror.entry
         counts: Counter = Counter()
-        heap: list[tuple[float, int, str]] = [(0.0, 0, start)]
+        # (-score, order, url, the (cluster, Apath) row the link was found under)
+        heap: list[tuple[float, int, str, tuple | None]] = [(0.0, 0, start, None)]
         seen, crawled, steps, seq = {start}, set(), [], 1
         while heap and len(steps) < budget:
-            neg, _, url = heapq.heappop(heap)
+            neg, order, url, row = heapq.heappop(heap)
+            if feedback is not None and feedback.learns and row is not None:
+                # lazy re-scoring: a row's value changes as its fetches are classified; an entry
+                # whose row lost value goes back unless it still beats the best waiting one
+                now = -feedback.score(row)
+                if now > neg + 1e-12 and heap and now > heap[0][0]:
+                    heapq.heappush(heap, (now, order, url, row))
+                    continue
+                neg = now
             page_url = self.mirror.resolve(url)
             if page_url is None or page_url in crawled:
                 continue
@@ -131,23 +137,68 @@ class CrawlSimulator:
             steps.append(Step(len(steps), page_url, ci, -neg))
             if ci != -1:
                 counts[ci] += 1
-            if mode == "bfs":
-                values = None
-            elif mode == "ucc":
-                values = nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring)
-            else:
-                values = values_fixed
+            if feedback is not None and row is not None:
+                feedback.observe(row, ci)
+            values = (nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring,
+                                             getattr(self.learner, "balance_weight_", 1.0))
+                      if mode == "ucc" else None)
             for apath, target in self.mirror.pages[page_url].links:
                 if target in seen:
                     continue
                 seen.add(target)
+                key = (ci, apath)
                 score = 0.0
-                if values is not None:
-                    probs = self.rows.get((ci, apath))
+                if feedback is not None:
+                    score = feedback.score(key)
+                elif values is not None:
+                    probs = self.rows.get(key)
                     score = nav.score_row(probs, values) if probs else 0.0
-                heapq.heappush(heap, (-score, seq, target))
+                heapq.heappush(heap, (-score, seq, target, key))
                 seq += 1
             if len(heap) > self.frontier_cap:
                 heap = heapq.nsmallest(self.frontier_cap, heap)
                 heapq.heapify(heap)
         return steps
+
+
+class TargetFeedback:
+    """The target crawl's link score per (cluster, Apath) row, learned online.
+
+    The paper scores a row once, from the sample: alpha P(C_t | C_i, x) + (1 - alpha)
+    sum_j P(C_j | C_i, x) h_j. A sample of a few hundred pages sees each row a few times, so a
+    row that leads to the target cluster *sometimes* (a Sphinx toctree, a forum's sidebar) keeps
+    outranking hub pages that lead there reliably. Here P(C_t | row) is a Beta-style estimate:
+    the table's value weighted as ``target_feedback`` pages, plus the crawler's own fetches
+    through that row, classified by the sitemap (no page types involved). With 0 the score is
+    the paper's, fixed at enqueue time.
+    """
+
+    def __init__(self, learner, rows: dict, target: int):
+        A = nav.adjacency(learner.navigation_, learner.clusters_)
+        self.hubs, _ = nav.hits(A, learner.clusters_, target=target)
+        self.rows, self.target = rows, target
+        self.alpha = learner.alpha_target
+        self.prior_weight = getattr(learner, "target_feedback_", 0.0)
+        self.learns = self.prior_weight > 0
+        self._prior: dict[tuple, tuple[float, float]] = {}
+        self.fetched: Counter = Counter()
+        self.hits: Counter = Counter()
+
+    def prior(self, row: tuple) -> tuple[float, float]:
+        """(P(C_t | row), expected hub score behind row) from the navigation table."""
+        if row not in self._prior:
+            probs = self.rows.get(row) or {}
+            self._prior[row] = (probs.get(self.target, 0.0),
+                                sum(p * self.hubs.get(c, 0.0) for c, p in probs.items()))
+        return self._prior[row]
+
+    def observe(self, row: tuple, cluster: int) -> None:
+        self.fetched[row] += 1
+        self.hits[row] += cluster == self.target
+
+    def score(self, row: tuple) -> float:
+        p_target, hub = self.prior(row)
+        if self.learns:
+            m = self.prior_weight
+            p_target = (self.hits[row] + m * p_target) / (self.fetched[row] + m)
+        return self.alpha * p_target + (1 - self.alpha) * hub

@@ -139,5 +139,29 @@ def target_scores(crawled_types: list, target: str, available: int) -> dict:
     return {"pages": n, "hits": hit, "harvest_rate": hr, "recall": rec, "f": _f(hr, rec)}
 
 
+def harvest_ceiling(links_of: dict, is_target, budget: int) -> float:
+    """An optimistic harvest rate for a target crawl of ``budget`` pages: non-target pages are
+    picked greedily by how many new targets they link, as if every page's type and links were
+    known and every picked page were reachable for free (the entry page is not counted).
+    Targets linking targets are counted as reachable once any target is. What no crawler can
+    beat by much: it tells a method's shortfall from the site's."""
+    targets = {u for u in links_of if is_target(u)}
+    if not targets or budget <= 0:
+        return 0.0
+    from_targets = {t for u in targets for t in links_of[u] if t in targets}
+    cover = {u: {t for t in links_of[u] if t in targets} for u in links_of if u not in targets}
+    got: set = set()
+    best, spent = 0.0, 0
+    while spent < budget:
+        page = max(cover, key=lambda u: len(cover[u] - got), default=None)
+        if page is None or not cover[page] - got:
+            break
+        got |= cover.pop(page)
+        spent += 1
+        reachable = got | from_targets
+        best = max(best, min(budget - spent, len(reachable)) / budget)
+    return best
+
+
 def is_number(x) -> bool:
     return isinstance(x, (int, float)) and not (isinstance(x, float) and math.isnan(x))

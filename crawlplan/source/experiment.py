@@ -11,7 +11,14 @@ from pathlib import Path
 from crawlplan.source import navigation as nav
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, link_schema
 from crawlplan.source.crawl import CrawlSimulator, check_features, sample_apath, sample_bfs
-from crawlplan.source.evaluate import PageTyper, clustering_scores, cv_precision, target_scores, ucc_scores
+from crawlplan.source.evaluate import (
+    PageTyper,
+    clustering_scores,
+    cv_precision,
+    harvest_ceiling,
+    target_scores,
+    ucc_scores,
+)
 from crawlplan.source.irobot import IRobotCrawler
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import Mirror
@@ -71,7 +78,8 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
 
 
 _LEARNER_KEYS = ("method", "min_pts", "num_bins", "alpha_ucc", "alpha_target", "max_outlier_share",
-                 "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule", "noise_radius")
+                 "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule", "noise_radius",
+                 "target_feedback", "balance_weight")
 
 
 def make_learner(params: dict) -> SitemapLearner:
@@ -201,6 +209,9 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
                 if curves is not None:
                     curves += crawl_curve("target", method, [all_types[s.url] for s in steps], {target},
                                           len(targets))
+            links_of = {u: [t2 for _, t in page.links if (t2 := mirror.resolve(t))] for u, page in mirror.pages.items()}
+            add("target", "ceiling", {"harvest_rate": harvest_ceiling(links_of, lambda u: all_types.get(u) == target,
+                                                                      budget)})
             tpm = TPMCrawler(mirror, lambda u: all_types.get(u) == target,
                              sample_size=int(params.get("train_size", 1000)))
             tpm_types = [all_types[u] for u in tpm.run(budget)]

@@ -25,6 +25,13 @@ Two configurations (``method``):
   * noise near a cluster joins it (``noise_radius``: 4 x eps), and prediction uses the same
     rule, so a page near a training outlier is not an outlier itself (leave-one-site-out over 16
     sites, docs/source.md "Sites it has never seen").
+  * the target crawl learns online (``target_feedback``): each (cluster, Apath) row's chance
+    of leading to the target cluster starts at the navigation table's value, weighted as 5
+    pages, and is updated by what the crawler's own classifier says about the pages it fetched
+    through that row, so branches that yield no targets stop being expanded.
+  * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
+    paper's full Balance a site of two or three clusters is pushed into its non-content cluster
+    as soon as the content cluster leads (scrapy's source listings).
   The earlier guard (histogram eps, re-chosen only when the site collapses or shatters) stays as
   ``eps_rule: guarded``; HDBSCAN as ``clusterer: hdbscan``.
 """
@@ -142,7 +149,8 @@ class SitemapLearner:
                  norm: str | None = None,
                  eps_rule: str | None = None, w_table: dict | None = None, max_outlier_share: float = 0.25, min_clusters: int = 3,
                  n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8,
-                 noise_radius: float | None = None):
+                 noise_radius: float | None = None, target_feedback: float | None = None,
+                 balance_weight: float | None = None):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -160,6 +168,8 @@ class SitemapLearner:
         self.alpha_ucc = alpha_ucc
         self.alpha_target = alpha_target
         self.noise_radius = noise_radius
+        self.target_feedback = target_feedback
+        self.balance_weight = balance_weight
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -181,6 +191,21 @@ class SitemapLearner:
         return 0.0 if self.method == "paper" else 4.0
 
     @property
+    def target_feedback_(self) -> float:
+        """Prior strength (in pages) of the navigation table in the target crawl's online
+        update; 0 = the paper's fixed scores."""
+        if self.target_feedback is not None:
+            return float(self.target_feedback)
+        return 0.0 if self.method == "paper" else 5.0
+
+    @property
+    def balance_weight_(self) -> float:
+        """How much of the UCC score Balance may take away: (1 - w) + w x Balance; 1 = paper."""
+        if self.balance_weight is not None:
+            return float(self.balance_weight)
+        return 1.0 if self.method == "paper" else 0.5
+
+    @property
     def eps_rule_(self) -> str:
         return self.eps_rule or ("histogram" if self.method == "paper" else "select")
 
@@ -197,12 +222,14 @@ class SitemapLearner:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
         if not isinstance(self.min_pts, int) or isinstance(self.min_pts, bool) or self.min_pts < 1:
             raise ValueError(f"min_pts must be an integer >= 1, got {self.min_pts!r}")
-        for name in ("alpha_ucc", "alpha_target", "max_outlier_share"):
+        for name in ("alpha_ucc", "alpha_target", "max_outlier_share", "balance_weight_"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+                raise ValueError(f"{name.rstrip('_')} must be in [0, 1], got {value!r}")
         if not isinstance(self.noise_radius_, (int, float)) or not self.noise_radius_ >= 0:
             raise ValueError(f"noise_radius must be >= 0 (a multiple of eps), got {self.noise_radius!r}")
+        if not isinstance(self.target_feedback_, (int, float)) or not self.target_feedback_ >= 0:
+            raise ValueError(f"target_feedback must be >= 0 (pages), got {self.target_feedback!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
             raise ValueError(f"eps must be > 0 when given, got {self.eps!r}")
         return self
@@ -210,7 +237,8 @@ class SitemapLearner:
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in ("method", "min_pts", "xpath_classes", "clusterer", "num_bins",
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
-                                             "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius")}
+                                             "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
+                                             "target_feedback", "balance_weight")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):

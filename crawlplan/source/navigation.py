@@ -97,18 +97,22 @@ def info(hubs: dict, auths: dict, alpha: float) -> dict[int, float]:
     return {c: alpha * auths.get(c, 0.0) + (1 - alpha) * hubs.get(c, 0.0) for c in set(hubs) | set(auths)}
 
 
-def balance(counts: Counter, cluster: int) -> float:
+def balance(counts: Counter, cluster: int, weight: float = 1.0) -> float:
+    """The paper's 1 - c_j / (sum c + 1) at ``weight`` 1; (1 - weight) + weight x that below,
+    so a leading cluster keeps part of its score (a site of two clusters, one of them not
+    content, is not driven into the other as soon as the first leads)."""
     total = sum(v for c, v in counts.items() if c != -1)
-    return 1.0 - counts.get(cluster, 0) / (total + 1)
+    return (1.0 - weight) + weight * (1.0 - counts.get(cluster, 0) / (total + 1))
 
 
-def ucc_cluster_values(info_c: dict, dsim: dict, counts: Counter, scoring: str = "full") -> dict[int, float]:
+def ucc_cluster_values(info_c: dict, dsim: dict, counts: Counter, scoring: str = "full",
+                       balance_weight: float = 1.0) -> dict[int, float]:
     """Per destination cluster: the factor the UCC link score weighs P(C_j | C_i, x) by."""
     if scoring not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
     out = {}
     for c in set(info_c) | set(dsim):
-        i, d, b = info_c.get(c, 0.0), dsim.get(c, 0.0), balance(counts, c)
+        i, d, b = info_c.get(c, 0.0), dsim.get(c, 0.0), balance(counts, c, balance_weight)
         out[c] = {"full": i * d * b, "no_dsim": i * b, "no_balance": i * d, "info_only": i,
                   "dsim_balance": d * b}[scoring]
     return out

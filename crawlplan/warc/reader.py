@@ -186,6 +186,8 @@ def check_stream_end(source, path: str, outcome: FileOutcome) -> None:
         return
     if source.failure:
         outcome.status, outcome.error = "truncated", source.failure[:500]
+    elif stopped_at == 0:
+        outcome.status, outcome.error = "corrupt", "zero-byte file"
     elif left_over:
         outcome.status = "corrupt"
         outcome.error = f"the reader stopped at byte {stopped_at:,} of {source.size or '?'}: damaged data there"

@@ -133,26 +133,33 @@ def http_pool(connections: int = 16):
         return pool
 
 
-class _HttpBody:
-    """urllib3's response as a plain stream; its errors become :class:`Transient`."""
+class _Body:
+    """A response body as a plain stream: ``errors`` (the client's network errors) become :class:`Transient`."""
 
-    def __init__(self, response):
-        self.response = response
+    def __init__(self, read, close, errors: tuple[type[BaseException], ...]):
+        self._read, self._close, self._errors = read, close, errors
 
     def read(self, n: int) -> bytes:
-        import urllib3
-
         try:
-            return self.response.read(n, decode_content=False)
-        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            return self._read(n)
+        except self._errors as exc:
             raise Transient(_describe(exc)) from exc
 
     def close(self) -> None:
+        self._close()
+
+
+def _http_body(response) -> _Body:
+    import urllib3
+
+    def close() -> None:
         # a body read to its end goes back to the pool; a broken one takes its connection with it
-        if self.response.isclosed() or self.response.length_remaining == 0:
-            self.response.release_conn()
+        if response.isclosed() or response.length_remaining == 0:
+            response.release_conn()
         else:
-            self.response.close()
+            response.close()
+
+    return _Body(lambda n: response.read(n, decode_content=False), close, (urllib3.exceptions.HTTPError, OSError))
 
 
 def _describe(exc: BaseException) -> str:
@@ -179,7 +186,7 @@ def http_get(url: str, start: int, end: int | None, policy) -> Response:
     except (urllib3.exceptions.HTTPError, OSError) as exc:
         raise Transient(_describe(exc)) from exc
     head = {k.lower(): v for k, v in response.headers.items()}
-    return _answer(response.status, head, _HttpBody(response), start, what="HTTP", reason=response.reason or "")
+    return _answer(response.status, head, _http_body(response), start, what="HTTP", reason=response.reason or "")
 
 
 # ---- S3: one boto3 client per process and endpoint ------------------------------------------
@@ -214,24 +221,12 @@ def s3_client(policy):
         return client
 
 
-class _S3Body:
-    def __init__(self, body):
-        self.body = body
+def _s3_body(body) -> _Body:
+    import urllib3
+    from botocore.exceptions import BotoCoreError
 
-    def read(self, n: int) -> bytes:
-        from botocore.exceptions import BotoCoreError
-
-        try:
-            return self.body.read(n)
-        except (BotoCoreError, OSError) as exc:
-            raise Transient(_describe(exc)) from exc
-        except Exception as exc:  # urllib3's errors surface raw from some botocore versions
-            if type(exc).__module__.startswith("urllib3"):
-                raise Transient(_describe(exc)) from exc
-            raise
-
-    def close(self) -> None:
-        self.body.close()
+    # urllib3's errors surface raw from some botocore versions
+    return _Body(body.read, body.close, (BotoCoreError, urllib3.exceptions.HTTPError, OSError))
 
 
 def s3_get(path: str, start: int, end: int | None, policy) -> Response:
@@ -267,5 +262,5 @@ def s3_get(path: str, start: int, end: int | None, policy) -> Response:
     length = _int_or_none(answer.get("ContentLength"))
     validator = answer.get("ETag") or str(answer.get("LastModified") or "") or None
     if served is not None:
-        return Response(_S3Body(answer["Body"]), served[0], served[1], length, validator)
-    return Response(_S3Body(answer["Body"]), 0, length, length, validator)
+        return Response(_s3_body(answer["Body"]), served[0], served[1], length, validator)
+    return Response(_s3_body(answer["Body"]), 0, length, length, validator)

@@ -97,8 +97,7 @@ def bad_run(spark, shared_data, tmp_path_factory):
     conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.timeout_s=20",
                                          "extract.max_failed_files=100%"])
     pipeline = load_pipeline("main")
-    result = run_single_job(spark, conf, pipeline.nodes["extract"], [str(listing)], str(out),
-                            pipeline.external_inputs("extract"), echo=lambda *_: None)
+    result = run_single_job(spark, conf, pipeline, "extract", [str(listing)], str(out), echo=lambda *_: None)
     frames = {name: spark.read.parquet(str(out / name)).toPandas() for name in ("documents", "rejects", "warc_files")}
     return expected, result, frames, out
 

@@ -101,8 +101,7 @@ def test_hosts_missing_from_the_graph_are_counted(spark, tmp_path_factory):
     out = tmp_path_factory.mktemp("hg-out")
     conf = load_conf("local", overrides=[f"inputs.web_graph={graph}"])
     pipeline = load_pipeline("main")
-    result = run_single_job(spark, conf, pipeline.nodes["host_graph"], [str(inp)], str(out),
-                            pipeline.external_inputs("host_graph"), echo=lambda *_: None)
+    result = run_single_job(spark, conf, pipeline, "host_graph", [str(inp)], str(out), echo=lambda *_: None)
     feats = {r.rev_host: r for r in spark.read.parquet(str(out / "host_features")).collect()}
     assert set(feats) == set(known) | {"zz.nowhere"}
     assert not feats["zz.nowhere"].in_graph and feats["zz.nowhere"].log_hc is None

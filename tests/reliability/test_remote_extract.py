@@ -26,7 +26,7 @@ from warcgen import member_offsets
 
 from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
-from crawlplan.dag.runner import run_single_job
+from crawlplan.dag.runner import Runner, run_single_job
 from crawlplan.extract.failed_files import TooManyFailedFiles, allowed_failures
 
 pytestmark = pytest.mark.spark
@@ -53,13 +53,17 @@ def served(tmp_path_factory, shared_data):
         yield server, listing
 
 
-def _extract(spark, served, out, *extra):
-    server, listing = served
-    conf = load_conf("local", overrides=["extract.extractor=resiliparse", f"inputs.warc_base={server.url}/",
+def _conf(served, *extra):
+    return load_conf("local", overrides=["extract.extractor=resiliparse", f"inputs.warc_base={served[0].url}/",
                                          *FAST_RETRIES, *extra])
+
+
+def _extract(spark, served, out, *extra):
+    _, listing = served
+    conf = _conf(served, *extra)
     pipeline = load_pipeline("main")
-    return run_single_job(spark, conf, pipeline.nodes["extract"], [str(listing)], str(out),
-                          pipeline.external_inputs("extract"), echo=lambda *_: None)
+    return run_single_job(spark, conf, pipeline, "extract", [str(listing)], str(out), force=True,
+                          echo=lambda *_: None)
 
 
 def _outputs(spark, out):
@@ -110,11 +114,27 @@ def test_a_lost_file_within_the_limit_is_noted_then_retried(spark, served, clean
     note = next(n for n in result["notes"] if "not read in full" in n)
     assert "1 of 3 WARC files" in note and "1 unreachable" in note and "--retry-failed" in note
     assert result["counters"]["warc_files_failed"] == 1
-    # the outage is over: re-read only what failed, merged into the same outputs
+    # the outage is over: `crawlplan run --retry-failed --until extract` re-reads only what failed
     server.reset()
-    result = _extract(spark, served, tmp_path, "extract.max_failed_files=1", "run.retry_failed=true")
+    conf = _conf(served, "extract.max_failed_files=1", "run.retry_failed=true")
+    conf["inputs"]["warc_paths"] = str(served[1])
+    runner = Runner(spark, conf, str(tmp_path), echo=lambda *_: None)
+    result = runner.run_pipeline(load_pipeline("main"), start="extract", until=["extract"])["extract"]
     assert result["counters"]["warc_files_retried"] == 1
     assert [e["path"] for e in server.log()] == ["/crawl-data/c.warc.gz"]
+    _assert_same(_outputs(spark, tmp_path), clean)
+    # the flag is not a parameter of the node: a plain run then finds extract up to date
+    conf = _conf(served, "extract.max_failed_files=1")
+    conf["inputs"]["warc_paths"] = str(served[1])
+    plain = Runner(spark, conf, str(tmp_path), echo=lambda *_: None).run_pipeline(load_pipeline("main"), until=["extract"])
+    assert plain["extract"]["status"] == "skipped"
+    # nothing left to retry: the outputs stay as they are and no file is read
+    server.reset()
+    conf = _conf(served, "extract.max_failed_files=1", "run.retry_failed=true")
+    conf["inputs"]["warc_paths"] = str(served[1])
+    again = Runner(spark, conf, str(tmp_path), echo=lambda *_: None).run_pipeline(
+        load_pipeline("main"), start="extract", until=["extract"])["extract"]
+    assert any("nothing was re-read" in n for n in again["notes"]) and server.log() == []
     _assert_same(_outputs(spark, tmp_path), clean)
 
 
@@ -150,7 +170,7 @@ def test_the_cli_exits_non_zero_when_every_file_fails(served, tmp_path):
     ("1%", 50, 0), ("1%", 1000, 10), ("2.5%", 90_000, 2250), (0.01, 300, 3), (5, 3, 5), ("5", 10, 5),
     (0, 10, 0), ("100%", 7, 7)])
 def test_the_limit_is_a_count_or_a_share(setting, listed, allowed):
-    assert allowed_failures(setting, listed)[0] == allowed
+    assert allowed_failures(setting, listed) == allowed
 
 
 @pytest.mark.parametrize("setting", ["2.5", "many", "-1", "150%"])
@@ -158,3 +178,12 @@ def test_a_bad_limit_is_refused(setting):
     with pytest.raises(ValueError, match="max_failed_files"):
         allowed_failures(setting, 100)
 
+
+
+def test_retry_failed_is_refused_for_other_nodes(capsys):
+    from crawlplan.cli import main
+
+    assert main(["run", "--retry-failed", "--only", "classify"]) == 2
+    assert "--retry-failed re-reads the WARC files extract could not read" in capsys.readouterr().err
+    assert main(["job", "classify", "--retry-failed", "--output", "unused"]) == 2
+    assert "it applies to extract, not to classify" in capsys.readouterr().err

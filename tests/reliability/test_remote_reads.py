@@ -37,6 +37,7 @@ def files(tmp_path_factory, shared_data):
     (folder / NAME).write_bytes(data)
     (folder / "cut.warc.gz").write_bytes(data[: offsets[59] + (offsets[60] - offsets[59]) // 2])
     (folder / "copy.warc.gz").write_bytes(data)
+    (folder / "empty.warc.gz").write_bytes(b"")
     return folder, data, offsets
 
 
@@ -126,6 +127,8 @@ def test_permanent_faults_get_honest_statuses(server, files, reader):
     # the file on the server is itself cut inside its last gzip member: Content-Length agrees
     rows, outcome = _records(f"{server.url}/cut.warc.gz", reader)
     assert outcome.status == "truncated" and "gzip member" in outcome.error and len(rows) >= 58
+    _, outcome = _records(f"{server.url}/empty.warc.gz", reader)
+    assert (outcome.status, outcome.error) == ("corrupt", "zero-byte file")      # as a local empty file
 
 
 @pytest.mark.parametrize("reader", ["warcio", "fastwarc"])

@@ -118,7 +118,7 @@ def test_a_forced_run_or_other_settings_start_afresh(spark, warcs, tmp_path, cra
 
 def test_the_spark_submit_entry_resumes_only_with_the_same_settings(spark, warcs, tmp_path, crashing):
     """``spark-submit jobs/extract.py`` (run_single_job) keeps waves under a fingerprint of its
-    params and inputs too: the cluster relaunch resumes, a changed setting does not."""
+    params and inputs too: the cluster relaunch resumes; a finished node is skipped."""
     from crawlplan.dag.runner import run_single_job
 
     pipeline = load_pipeline("main")
@@ -128,8 +128,7 @@ def test_the_spark_submit_entry_resumes_only_with_the_same_settings(spark, warcs
         conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.reader=fastwarc",
                                              "extract.checkpoint_files=3", "run.progress_every_s=0", *extra])
         conf["inputs"]["warc_paths"] = warcs
-        return run_single_job(spark, conf, pipeline.nodes["extract"], [], str(out),
-                              pipeline.external_inputs("extract"), echo=lambda *_: None)
+        return run_single_job(spark, conf, pipeline, "extract", [], str(out), echo=lambda *_: None)
 
     crashing.arm(2)
     with pytest.raises(RuntimeError, match="cluster lost"):
@@ -141,4 +140,6 @@ def test_the_spark_submit_entry_resumes_only_with_the_same_settings(spark, warcs
     with pytest.raises(RuntimeError, match="cluster lost"):
         job("extract.min_text_chars=100000")
     crashing.arm(0)
-    assert "waves_resumed" not in job()["counters"] and len(crashing.calls) == 3      # other settings: afresh
+    # the first settings' outputs are still current: skipped, and the other settings' waves dropped
+    assert job()["status"] == "skipped" and crashing.calls == [] and not (out / "_work" / "extract").exists()
+    assert "waves_resumed" not in job("extract.min_text_chars=100000")["counters"]   # waves never outlive a skip
