@@ -11,10 +11,12 @@ read but never parsed. Every range ends as a record or as a reason, never silent
 from __future__ import annotations
 
 import io
+import itertools
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from crawlplan.warc.fast import iter_fastwarc
 from crawlplan.warc.reader import FileOutcome, RawRecord, _iter_warcio
 from crawlplan.warc.remote import NotFound, RemoteError, RetryPolicy, Unreachable, merge_ranges, read_ranges
 
@@ -41,8 +43,6 @@ def parse_member(data: bytes, path: str, offset: int, *, max_payload_bytes: int,
     outcome = FileOutcome(warc_file=path)
     source = io.BytesIO(data)
     if reader == "fastwarc" and not path.endswith((".arc", ".arc.gz")):
-        from crawlplan.warc.fast import iter_fastwarc
-
         records = iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes, read_payload=read_payload)
     else:
         records = _iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes, read_payload=read_payload)
@@ -89,20 +89,29 @@ def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, m
     started = time.time()
     clean, bad = _valid(ranges)
     yield from bad
+    # one read_ranges call for the whole file (one open of a local file, one request per span of a
+    # remote one); when a span fails, its unread ranges are rejected and the next spans are read anew
+    spans = merge_ranges([(r.offset, r.length) for r in clean], max_gap)
     try:
-        for first, stop, members in merge_ranges([(r.offset, r.length) for r in clean], max_gap):
-            span = [clean[j] for j in members]
-            done: set[int] = set()
+        while spans:
+            wanted = [clean[j] for _, _, members in spans for j in members]
+            ends = list(itertools.accumulate(len(members) for _, _, members in spans))
+            span = done = 0                 # the span being read; how many of ``wanted`` are parsed
             try:
-                for i, data in read_ranges(path, [(r.offset, r.length) for r in span], remote, max_gap=stop - first):
-                    done.add(i)
-                    yield _parse(span[i], data, path, outcome, max_payload_bytes=max_payload_bytes,
+                for i, data in read_ranges(path, [(r.offset, r.length) for r in wanted], remote, max_gap=max_gap):
+                    yield _parse(wanted[i], data, path, outcome, max_payload_bytes=max_payload_bytes,
                                  read_payload=read_payload, reader=reader)
-                outcome.bytes += stop - first
+                    done = i + 1
+                    if done == ends[span]:
+                        outcome.bytes += spans[span][1] - spans[span][0]
+                        span += 1
+                spans = []
             except Exception as exc:  # noqa: BLE001 - network, permissions, a short file: the span's ranges are rejects
                 detail = _failed(outcome, exc)
-                outcome.bytes += sum(span[i].length for i in done)
-                yield from (RangeResult(r, None, "range_read_error", detail) for i, r in enumerate(span) if i not in done)
+                lost = wanted[done:ends[span]]
+                outcome.bytes += sum(r.length for r in wanted[ends[span - 1] if span else 0:done])
+                yield from (RangeResult(r, None, "range_read_error", detail) for r in lost)
+                spans = spans[span + 1:]
     finally:
         outcome.seconds = time.time() - started
 

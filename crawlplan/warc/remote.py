@@ -379,27 +379,41 @@ def read_ranges(path: str, ranges: Iterable[tuple[int, int]], policy: RetryPolic
     :class:`ReadIncomplete` after yielding the ranges it did finish.
     """
     ranges = list(ranges)
-    for first, stop, members in merge_ranges(ranges, max_gap):
-        if stop == first:                     # nothing to fetch: zero-length ranges
-            yield from ((i, b"") for i in members)
-            continue
-        stream = open_stream(path, policy, start=first, end=stop)
-        try:
-            position = first
-            for i in members:
-                start, length = ranges[i]
-                if start < position:          # overlaps the previous range: cut from what was read
-                    raise ValueError("read_ranges: overlapping ranges are not supported; merge them first")
-                _read_exactly(stream, start - position)
-                data = _read_exactly(stream, length)
-                position = start + length
-                if len(data) < length:
-                    raise ReadIncomplete(
-                        f"{path}: bytes {start:,}+{length:,}: got {len(data):,} "
-                        f"({getattr(stream, 'failure', None) or 'the file ends first'})",
-                        attempts=getattr(stream, "attempts", 1), last_error=getattr(stream, "last_error", None))
-                yield i, data
-        finally:
+    remote, local = is_remote(path), None      # a local file is opened once for all its spans
+    try:
+        for first, stop, members in merge_ranges(ranges, max_gap):
+            if stop == first:                 # nothing to fetch: zero-length ranges
+                yield from ((i, b"") for i in members)
+                continue
+            if remote:
+                stream = open_stream(path, policy, start=first, end=stop)
+            else:
+                stream = local = local or open_stream(path, policy)
+                stream.seek(first)
+            yield from _read_span(path, stream, first, [(i, *ranges[i]) for i in members], close=remote)
+    finally:
+        if local is not None:
+            local.close()
+
+
+def _read_span(path: str, stream, first: int, members: list[tuple[int, int, int]], *,
+               close: bool) -> Iterator[tuple[int, bytes]]:
+    try:
+        position = first
+        for i, start, length in members:
+            if start < position:              # overlaps the previous range: cut from what was read
+                raise ValueError("read_ranges: overlapping ranges are not supported; merge them first")
+            _read_exactly(stream, start - position)
+            data = _read_exactly(stream, length)
+            position = start + length
+            if len(data) < length:
+                raise ReadIncomplete(
+                    f"{path}: bytes {start:,}+{length:,}: got {len(data):,} "
+                    f"({getattr(stream, 'failure', None) or 'the file ends first'})",
+                    attempts=getattr(stream, "attempts", 1), last_error=getattr(stream, "last_error", None))
+            yield i, data
+    finally:
+        if close:
             stream.close()
 
 
