@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from crawlplan.policies.allocator import BUDGET_COLUMNS, AllocatorConfig, allocate
+from crawlplan.policies.allocate import BUDGET_COLUMNS, AllocatorConfig, allocate
 
 
 def hosts(rows):

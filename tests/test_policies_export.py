@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from crawlplan.policies import export
-from crawlplan.policies.allocator import AllocatorConfig, allocate
+from crawlplan.policies.allocate import AllocatorConfig, allocate
 
 
 @pytest.fixture

@@ -3,10 +3,11 @@ policies against a per-host loop, the calibrated generator, the empirical-Bayes 
 
 from __future__ import annotations
 
+import naive_policies
 import numpy as np
 import pytest
 
-from crawlplan.policies import adaptive, naive, sim
+from crawlplan.policies import adaptive, sim
 from crawlplan.policies.population import (
     CalibratedParams,
     Population,
@@ -15,7 +16,7 @@ from crawlplan.policies.population import (
     icc1_binary,
     page_orders,
 )
-from crawlplan.policies.sweep import SweepConfig, run_seed, summarize
+from crawlplan.policies.simulate import SweepConfig, run_seed, summarize
 
 
 def tiny(n, hq, tld=None, log_hc=None):
@@ -78,7 +79,7 @@ def test_sample_then_deepen_equals_the_per_host_loop(frac):
     budget = sim.budget_pages(pop, frac)
     for share in (0.25, 0.75):
         (out, _), = sim.sample_then_deepen(pop, cum, offsets, [budget], 3, np.random.default_rng(9), (share,))
-        ref = naive.sample_then_deepen_loop(pop, flags, offsets, budget, 3, np.random.default_rng(9), share)
+        ref = naive_policies.sample_then_deepen_loop(pop, flags, offsets, budget, 3, np.random.default_rng(9), share)
         assert out.hq == pytest.approx(ref, rel=1e-12)
         assert out.pages == budget
 
@@ -208,7 +209,7 @@ def test_new_policy_beats_sample_then_deepen_on_a_calibrated_population():
 def test_summaries_have_one_row_per_policy_and_budget():
     pop = calibrated_population(CalibratedParams(hosts=3000), seed=0)
     cfg = SweepConfig(budgets=(0.05, 0.1), seeds=(0, 1), random_repeats=2, reliability_ks=(1, 2))
-    from crawlplan.policies.sweep import run_sweep
+    from crawlplan.policies.simulate import run_sweep
 
     out = summarize(run_sweep(pop, cfg))
     d = out["depth_sim"]

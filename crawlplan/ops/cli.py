@@ -67,19 +67,19 @@ def cmd_airflow(args) -> int:
 
 
 def cmd_submit(args) -> int:
-    from crawlplan.ops import submit as S
+    from crawlplan.ops import submit
     from crawlplan.security import redact_args
 
     pipeline, conf = _load(args)
-    spec = S.SubmitSpec.from_conf(conf, args.conf or "")
-    cmds = S.commands(spec, pipeline)
+    spec = submit.SubmitSpec.from_conf(conf, args.conf or "")
+    cmds = submit.commands(spec, pipeline)
     if args.only:
         unknown = set(args.only) - set(pipeline.nodes)
         if unknown:
             raise KeyError(f"unknown node '{sorted(unknown)[0]}'; nodes: {', '.join(pipeline.order())}")
         cmds = [(n, c) for n, c in cmds if n in args.only]
     if not args.run:
-        print(S.render(cmds), end="")
+        print(submit.render(cmds), end="")
         return 0
     from crawlplan.conf import load_conf
     from crawlplan.dag.runner import check_inputs

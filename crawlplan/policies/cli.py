@@ -100,7 +100,7 @@ def cmd_simulate_calibrated(args) -> int:
     from crawlplan.conf import get, load_conf
     from crawlplan.policies import figures
     from crawlplan.policies.population import CalibratedParams, calibrated_population
-    from crawlplan.policies.sweep import SweepConfig, run_sweep, summarize
+    from crawlplan.policies.simulate import SweepConfig, run_sweep, summarize
 
     conf = load_conf("local")
     p = get(conf, "policies.simulate", {})

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from crawlplan.hosts import rev_to_host, surt_host, surt_to_rev
-from crawlplan.policies.allocator import BUDGET_COLUMNS
+from crawlplan.policies.allocate import BUDGET_COLUMNS
 
 FORMATS = ("csv", "parquet", "jsonl", "nutch")
 _EXT = {"csv": "budgets.csv", "parquet": "budgets.parquet", "jsonl": "budgets.jsonl", "nutch": "seeds.txt"}

@@ -87,7 +87,7 @@ def _write(out: Path, name: str, rows: list[dict]) -> None:
 
 def cmd_sitemap(args) -> int:
     from crawlplan.source.experiment import site_specs
-    from crawlplan.source.tables import _empty_sitemap, site_tables, sitemap_json
+    from crawlplan.source.sitemaps import _empty_sitemap, site_tables, sitemap_json
 
     conf, params = _params(args)
     mirrors = _mirrors(args, conf, params, args.site, args.min_pages)

@@ -6,7 +6,6 @@ clustering outliers (-1) count as singleton clusters, as the paper does.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter, defaultdict
 
@@ -139,5 +138,3 @@ def target_scores(crawled_types: list, target: str, available: int) -> dict:
     return {"pages": n, "hits": hit, "harvest_rate": hr, "recall": rec, "f": _f(hr, rec)}
 
 
-def is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not (isinstance(x, float) and math.isnan(x))

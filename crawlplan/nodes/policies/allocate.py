@@ -14,7 +14,7 @@ from pyspark.sql import types as T
 from crawlplan.hosts import rev_to_host, surt_to_rev, tld_category
 from crawlplan.nodes.policies.common import host_index_rows, params, to_spark
 from crawlplan.policies import hostdata
-from crawlplan.policies.allocator import AllocatorConfig, allocate
+from crawlplan.policies.allocate import AllocatorConfig, allocate
 
 
 def allocator_config(p: dict) -> AllocatorConfig:

@@ -13,7 +13,7 @@ import pandas as pd
 from crawlplan.nodes.policies.common import host_index_rows, host_ranks, params, to_spark
 from crawlplan.policies import hostdata
 from crawlplan.policies.population import CalibratedParams, calibrated_population
-from crawlplan.policies.sweep import SweepConfig, run_sweep, summarize
+from crawlplan.policies.simulate import SweepConfig, run_sweep, summarize
 
 
 def sweep_config(p: dict, hosts: int) -> SweepConfig:

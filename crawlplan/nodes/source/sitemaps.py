@@ -2,7 +2,7 @@
 
 One sitemap per site, trained in parallel: ``groupBy(site).applyInPandas`` hands each site's
 pages to one Python worker, which runs the same Spark-free code as ``crawlplan sitemap``
-(crawlplan.source.tables). The outputs travel as JSON rows tagged by dataset in one
+(crawlplan.source.sitemaps). The outputs travel as JSON rows tagged by dataset in one
 frame, persisted once, then parsed with each dataset's schema. A site whose learning fails
 becomes a sitemaps row with ``error`` set and a counter, never a failed job.
 """
@@ -37,7 +37,7 @@ def _train_group(params: dict, specs: dict):
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
         from crawlplan.source.experiment import feature_mode
         from crawlplan.source.mirror import SitePage, build_mirror
-        from crawlplan.source.tables import _empty_sitemap, site_tables
+        from crawlplan.source.sitemaps import _empty_sitemap, site_tables
 
         site = str(pdf["site"].iloc[0])
         try:

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from crawlplan.stats import hoststats as H
+from crawlplan.stats import host_stats
 
 
 def run(ctx) -> dict:
     p = ctx.params
     scores = ctx.read("scores")
-    classifiers = H.present_classifiers(scores, p.get("classifiers") or None)
+    classifiers = host_stats.present_classifiers(scores, p.get("classifiers") or None)
     if not classifiers:
-        raise ValueError(f"scores has none of the classifier columns {p.get('classifiers') or H.CLASSIFIERS}")
-    long = H.long_scores(scores, classifiers)
-    langs = H.host_language(scores)
+        raise ValueError(f"scores has none of the classifier columns {p.get('classifiers') or host_stats.CLASSIFIERS}")
+    long = host_stats.long_scores(scores, classifiers)
+    langs = host_stats.host_language(scores)
     min_docs = int(p.get("min_docs", 3))
-    hs = H.host_scores(long, langs, min_docs=min_docs, threshold=float(p.get("threshold", 0.5)))
-    icc = H.icc_table(long, [int(t) for t in p.get("icc_min_docs", [3, 5, 10])])
+    hs = host_stats.host_scores(long, langs, min_docs=min_docs, threshold=float(p.get("threshold", 0.5)))
+    icc = host_stats.icc_table(long, [int(t) for t in p.get("icc_min_docs", [3, 5, 10])])
     truth = ctx.input("ground_truth")
     if truth:
         icc = icc.unionByName(_true_quality_icc(ctx, truth, scores, p))
@@ -43,5 +43,5 @@ def _true_quality_icc(ctx, truth, scores, p):
     pages = ctx.spark.read.parquet(path).select("url", F.col("true_quality").cast("double").alias("true_quality"))
     docs = scores.select("url", "surt_host_name", "rev_host", "host", "tld", "language").dropDuplicates(["url"])
     joined = docs.join(pages, "url", "inner")
-    long = H.long_scores(joined, ["true_quality"])
-    return H.icc_table(long, [int(t) for t in p.get("icc_min_docs", [3, 5, 10])])
+    long = host_stats.long_scores(joined, ["true_quality"])
+    return host_stats.icc_table(long, [int(t) for t in p.get("icc_min_docs", [3, 5, 10])])

@@ -26,8 +26,8 @@ import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from crawlplan.stats import reference as R
-from crawlplan.stats.hoststats import tld_category_col
+from crawlplan.stats import reference
+from crawlplan.stats.host_stats import tld_category_col
 
 GROUP = ("crawl", "source")
 
@@ -85,8 +85,8 @@ def _spearman_group(pdf: pd.DataFrame, replicates: int, seed: int, alpha: float)
     pdf = pdf.sort_values("rev_host", kind="mergesort")
     crawl, source = pdf["crawl"].iloc[0], pdf["source"].iloc[0]
     x, y = pdf["coverage"].to_numpy(float), pdf["density"].to_numpy(float)
-    rho = R.spearman(x, y) if len(pdf) >= 3 else float("nan")
-    lo, hi = R.bootstrap_spearman(x, y, replicates, R.group_seed(seed, "coverage", crawl, source), alpha)
+    rho = reference.spearman(x, y) if len(pdf) >= 3 else float("nan")
+    lo, hi = reference.bootstrap_spearman(x, y, replicates, reference.group_seed(seed, "coverage", crawl, source), alpha)
     return pd.DataFrame([{"crawl": crawl, "source": source, "spearman_coverage_density": rho,
                           "ci_low": lo, "ci_high": hi}])
 
@@ -99,7 +99,7 @@ def coverage_summary(hq: DataFrame, low_coverage: float = 0.2, *, replicates: in
     (a group is one crawl's hosts of one source, a few million rows at most); the totals are
     plain aggregations.
     """
-    R.check_bootstrap(replicates, alpha)
+    reference.check_bootstrap(replicates, alpha)
 
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
         return _spearman_group(pdf, replicates, seed, alpha)
