@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from crawlplan import __version__
-from crawlplan.conf import ConfError, get, load_conf
-from crawlplan.dag.entry import add_conf_arguments, add_job_arguments, run_job_from_args
+from crawlplan.conf import get, load_conf
+from crawlplan.dag.entry import add_conf_arguments, add_job_arguments, friendly_errors, run_job_from_args
 from crawlplan.dag.pipeline import describe, load_pipeline
 
 _DOMAIN_CLIS = (
@@ -22,24 +22,6 @@ _DOMAIN_CLIS = (
     "crawlplan.ops.cli",
     "crawlplan.stats.cli",
 )
-
-_EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
-
-
-def friendly_errors(fn) -> int:
-    """Expected user errors print one clear line instead of a traceback."""
-    try:
-        return int(fn() or 0)
-    except KeyboardInterrupt:
-        print("crawlplan: interrupted", file=sys.stderr)
-        return 130
-    except _EXPECTED_ERRORS as exc:
-        if logging.getLogger().isEnabledFor(logging.DEBUG):
-            raise
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"crawlplan: error: {msg}", file=sys.stderr)
-        return 2
-
 
 def prepare_default_inputs(conf: dict, echo=print) -> dict:
     """No inputs given: generate (once, cached) the embedded demo crawl and read that, with its earlier

@@ -48,8 +48,11 @@ def module_name(path: Path, root: Path = ROOT) -> str:
 
 def package_of(module: str) -> str:
     """``crawlplan.dag.runner`` -> ``dag``; a top-level module is a package of its own
-    (``crawlplan.cli`` -> ``cli``), and ``crawlplan/__init__.py`` is ``crawlplan``."""
+    (``crawlplan.conf`` -> ``conf``), and ``crawlplan/__init__.py`` is ``crawlplan``. A domain's
+    ``cli.py`` (its verbs, loaded only by ``crawlplan/cli.py``) belongs to the ``cli`` layer."""
     parts = module.split(".")
+    if len(parts) == 3 and parts[2] == "cli":
+        return "cli"
     return parts[1] if len(parts) > 1 else PACKAGE
 
 

@@ -78,7 +78,7 @@ def test_host_index_and_graph_joins(spark, tiny_rows):
 @pytest.fixture(scope="module")
 def demo_inputs(spark, tmp_path_factory):
     """~40 hosts of 3-12 pages, a host index partition and a ranks file."""
-    from crawlplan.dag import storage
+    from crawlplan import storage
 
     root = tmp_path_factory.mktemp("policies")
     rng = np.random.default_rng(0)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import report_synthetic
 
+from crawlplan import storage
 from crawlplan.conf import load_conf
-from crawlplan.dag import storage
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import run_single_job
 from crawlplan.report import browser

@@ -36,7 +36,7 @@ def _ctx(spark, tmp_path, node, params, external=None):
 
 @pytest.mark.spark
 def test_site_pages_then_sitemaps(spark, warc, tmp_path):
-    from crawlplan.dag import storage
+    from crawlplan import storage
     from crawlplan.nodes.source import site_pages, sitemaps
 
     ctx = _ctx(spark, tmp_path, "site_pages", {"site_key": "host", "sites": [], "min_pages": 10,

@@ -14,9 +14,8 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from crawlplan import hosts
+from crawlplan import hosts, storage
 from crawlplan.conf import load_conf
-from crawlplan.dag import storage
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import Runner
 

@@ -82,7 +82,8 @@ def cmd_pull(args) -> int:
 
 
 def cmd_train_demo(args) -> int:
-    from crawlplan.classify.demo_models import DEMO_WARNING, train_demo
+    from crawlplan.classify.models import DEMO_WARNING
+    from crawlplan.demo.models import train_demo
 
     conf = _conf(args)
     _, specs = _specs(conf, args.names)

@@ -21,6 +21,7 @@ from crawlplan.conf import get
 from crawlplan.paths import default_cache_dir
 
 DEMO_SUFFIX = ".demo.json"
+DEMO_WARNING = "demo models: scores are not real quality"   # said loudly wherever a demo model scores
 _SHA_SUFFIX = ".sha256.json"
 
 

@@ -1,12 +1,13 @@
 """Driver-side model preparation for the classify node: find every configured model, train
-demo stand-ins for missing ones when allowed, check pins, and say loudly what is a demo."""
+demo stand-ins for missing ones when the caller passes a trainer (``crawlplan.demo.models.train_demo``),
+check pins, and say loudly what is a demo."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crawlplan.classify.demo_models import DEMO_WARNING, train_demo
 from crawlplan.classify.models import (
+    DEMO_WARNING,
     check_pin,
     demo_marker,
     is_remote,
@@ -50,23 +51,24 @@ def _key(spec: ClassifierSpec, path: str) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}"
 
 
-def prepare_models(specs: list[ClassifierSpec], conf: dict, *, allow_demo: bool, remote_exists,
-                   echo=print, texts_fn=None) -> tuple[list[ModelRef], list[str]]:
+def prepare_models(specs: list[ClassifierSpec], conf: dict, *, remote_exists, demo_trainer=None,
+                   echo=print) -> tuple[list[ModelRef], list[str]]:
     """ModelRefs for ``specs`` and the names of those that are demo models.
 
-    Raises naming the missing file and the pull command when a model is absent and demo models
-    are not allowed (or the classifier is not fastText, or points at a user path).
+    ``demo_trainer(specs, conf, echo=...)`` trains demo stand-ins for missing files; None (the
+    default) allows no demo model. Raises naming the missing file and the pull command when a
+    model is absent and no demo model may replace it (no trainer, not fastText, a user path).
     """
     missing = [s for s in specs if not _exists(s, model_path(s, conf), remote_exists)]
     # a pinned entry wants that exact file: a demo stand-in would be refused by its pin anyway
-    trainable = [s for s in missing if allow_demo and s.kind == "fasttext" and not s.path and not s.sha256]
+    trainable = [s for s in missing if demo_trainer is not None and s.kind == "fasttext" and not s.path and not s.sha256]
     for spec in missing:
         if spec not in trainable:
             raise missing_model_error(spec, model_path(spec, conf))
     if trainable:
         echo(f"classify: no model files for {', '.join(s.name for s in trainable)}; training demo models "
              f"({DEMO_WARNING})")
-        train_demo(trainable, conf, texts_fn=texts_fn, echo=echo)
+        demo_trainer(trainable, conf, echo=echo)
     refs: list[ModelRef] = []
     demo: list[str] = []
     for spec in specs:

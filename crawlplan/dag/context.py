@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 
-from crawlplan.dag import storage
+from crawlplan import storage
 
 log = logging.getLogger("crawlplan")
 

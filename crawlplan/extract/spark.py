@@ -79,7 +79,7 @@ def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: Extra
     import hashlib
     import json
 
-    from crawlplan.dag import storage
+    from crawlplan import storage
 
     waves = [paths[i:i + wave_files] for i in range(0, len(paths), wave_files)]
     folders, resumed = [], 0

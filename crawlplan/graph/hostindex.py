@@ -16,7 +16,7 @@ import re
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from crawlplan.dag import storage
+from crawlplan import storage
 from crawlplan.graph.keys import normalize_surt_host, surt_to_rev
 
 log = logging.getLogger("crawlplan")

@@ -23,7 +23,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from crawlplan.dag import storage
+from crawlplan import storage
 from crawlplan.graph.keys import normalize_rev_host, rev_to_surt
 
 log = logging.getLogger("crawlplan")

@@ -15,14 +15,14 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from crawlplan.classify.demo_models import DEMO_WARNING
+from crawlplan import storage
 from crawlplan.classify.fasttext_model import ENGINES
-from crawlplan.classify.models import demo_marker, model_dir, model_path
+from crawlplan.classify.models import DEMO_WARNING, demo_marker, model_dir, model_path
 from crawlplan.classify.prepare import demo_allowed, prepare_models
 from crawlplan.classify.registry import SCORE_COLUMNS, load_registry, select
 from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN
 from crawlplan.classify.spark_scoring import choose_distribution, score_documents, ship
-from crawlplan.dag import storage
+from crawlplan.demo.models import train_demo
 from crawlplan.schemas import load_schema
 
 # Carried through the Python worker: what scores and classify_rejects need besides the scores.
@@ -71,8 +71,8 @@ def run(ctx) -> dict[str, DataFrame]:
     master = spark.sparkContext.master
     specs = select(load_registry(ctx.conf), params.get("models") or [])
     refs, demo = prepare_models(
-        specs, ctx.conf, allow_demo=demo_allowed(params.get("demo_models_when_missing", "auto"), master),
-        remote_exists=lambda p: storage.exists(spark, p), echo=print,
+        specs, ctx.conf, remote_exists=lambda p: storage.exists(spark, p), echo=print,
+        demo_trainer=train_demo if demo_allowed(params.get("demo_models_when_missing", "auto"), master) else None,
     )
     if demo:
         print("!" * 78 + f"\n!! classify: {DEMO_WARNING.upper()} ({len(demo)} of {len(refs)} classifiers are "

@@ -8,7 +8,7 @@ Markers are read from the output folder and from every ``--input`` folder, so th
 
 from __future__ import annotations
 
-from crawlplan.dag import storage
+from crawlplan import storage
 from crawlplan.dag.context import InputError
 from crawlplan.paths import resource_dir
 from crawlplan.report.build import build_html, demo_notes

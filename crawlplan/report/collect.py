@@ -130,7 +130,7 @@ def collect(read: Callable[[str], DataFrame | None], *, max_rows: int = 20000, g
 
 def read_markers(spark, out_dir: str) -> list[dict]:
     """Every ``_markers/<node>.json`` of the run (any Hadoop file system), in finish order."""
-    from crawlplan.dag import storage
+    from crawlplan import storage
 
     jvm = spark.sparkContext._jvm
     path = jvm.org.apache.hadoop.fs.Path(storage.join(out_dir, "_markers"))

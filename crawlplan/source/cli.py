@@ -87,7 +87,7 @@ def _write(out: Path, name: str, rows: list[dict]) -> None:
 
 def cmd_sitemap(args) -> int:
     from crawlplan.source.experiment import site_specs
-    from crawlplan.source.sitemaps import _empty_sitemap, site_tables, sitemap_json
+    from crawlplan.source.sitemaps import empty_sitemap, site_tables, sitemap_json
 
     conf, params = _params(args)
     mirrors = _mirrors(args, conf, params, args.site, args.min_pages)
@@ -106,7 +106,7 @@ def cmd_sitemap(args) -> int:
         try:
             result = site_tables(mirror, params, specs.get(site))
         except Exception as exc:  # one odd site must not stop the others (as in the node)
-            result = {"sitemaps": [_empty_sitemap(site, len(mirror), f"learning failed: {type(exc).__name__}: {exc}")],
+            result = {"sitemaps": [empty_sitemap(site, len(mirror), f"learning failed: {type(exc).__name__}: {exc}")],
                       "page_clusters": [], "site_eval": [], "crawl_curves": [], "host_plans": []}
         for key, rows in result.items():
             tables[key].extend(rows)

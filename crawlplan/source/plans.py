@@ -17,7 +17,7 @@ def load_host_plans(source, *, spark=None, top: int | None = None):
     if spark is not None:
         from pyspark.sql import functions as F
 
-        from crawlplan.dag.storage import read_dataset
+        from crawlplan.storage import read_dataset
 
         df = read_dataset(spark, "host_plans", str(source))
         return df.where(F.col("rank") <= top) if top else df

@@ -26,8 +26,8 @@ import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from crawlplan.hosts import tld_category_column
 from crawlplan.stats import reference
-from crawlplan.stats.host_stats import tld_category_col
 
 GROUP = ("crawl", "source")
 
@@ -75,7 +75,7 @@ def host_quality(coverage: DataFrame, density: DataFrame, *, by_crawl_density: b
     out = joined.join(F.broadcast(cuts), list(GROUP))
     gem = (F.col("coverage") < F.col("coverage_median")) & (F.col("density") >= F.col("density_p90"))
     return out.select(
-        "crawl", "source", "surt_host_name", "rev_host", "tld", tld_category_col(F.col("rev_host")).alias(
+        "crawl", "source", "surt_host_name", "rev_host", "tld", tld_category_column(F.col("rev_host")).alias(
             "tld_category"), "known", "fetched", "coverage", "coverage_clipped", "density",
         F.col("density_docs").cast("long").alias("density_docs"), "missed_hq", gem.alias("gem"),
         "coverage_median", "density_p90")

@@ -12,6 +12,7 @@ from functools import reduce
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from crawlplan.hosts import tld_category_column
 from crawlplan.stats.reference import correlation_ceiling, icc1_from_sums, spearman_brown
 
 CLASSIFIERS = ("dclm", "fineweb_edu", "gneissweb_quality", "gneissweb_sci", "gneissweb_edu", "gneissweb_tech",
@@ -63,22 +64,6 @@ def host_language(scores: DataFrame) -> DataFrame:
                         stratum.alias("language_stratum"))
 
 
-def tld_category_col(tld_col):
-    """Spark twin of ``crawlplan.hosts.tld_category`` on the reversed host (needs two labels)."""
-    from crawlplan.hosts import _GENERIC_OTHER
-
-    labels = F.split(tld_col, r"\.")
-    tld = F.element_at(labels, 1)
-    second = F.when(F.size(labels) >= 2, F.element_at(labels, 2)).otherwise(F.lit(""))
-    return (F.when((tld == "edu") | second.isin("ac", "edu"), "academic")
-            .when((tld == "gov") | second.isin("gov", "gouv", "go", "govt") | (tld == "mil"), "government")
-            .when(tld.isin("com", "net"), "commercial")
-            .when(tld == "org", "nonprofit")
-            .when((F.length(tld) == 2) & tld.rlike("^[a-z]{2}$") & ~tld.isin(*sorted(_GENERIC_OTHER)),
-                  "country-code")
-            .otherwise("other"))
-
-
 def host_scores(long: DataFrame, languages: DataFrame, *, min_docs: int = 3,
                 threshold: float = 0.5) -> DataFrame:
     """Per host and classifier: documents, exact median, mean, share above ``threshold``.
@@ -98,7 +83,7 @@ def host_scores(long: DataFrame, languages: DataFrame, *, min_docs: int = 3,
         F.mean((F.col("score") > F.lit(threshold)).cast("double")).alias("share_above"),
     ).where(F.col("documents") >= F.lit(int(min_docs)))
     return agg.join(languages, "rev_host", "left").select(
-        "surt_host_name", "rev_host", "host", "tld", tld_category_col(F.col("rev_host")).alias("tld_category"),
+        "surt_host_name", "rev_host", "host", "tld", tld_category_column(F.col("rev_host")).alias("tld_category"),
         F.coalesce("primary_language", F.lit("unknown")).alias("primary_language"),
         F.coalesce("language_stratum", F.lit("unknown")).alias("language_stratum"),
         "classifier", "documents", "median", "mean", "std", "share_above",

@@ -57,18 +57,18 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
     if not source.seekable():
         return
     # fastwarc stops at a damaged or cut-off member; hand the rest of the file to warcio's resync
-    from crawlplan.warc.reader import _find_member, _iter_warcio, _member_complete
+    from crawlplan.warc.reader import find_member, iter_warcio, member_complete
 
     source.seek(last_pos)
-    if outcome.status == "ok" and _member_complete(source.read(1 << 24)):
+    if outcome.status == "ok" and member_complete(source.read(1 << 24)):
         return
-    next_start = _find_member(source, last_pos + 1) if outcome.records else _find_member(source, 0)
+    next_start = find_member(source, last_pos + 1) if outcome.records else find_member(source, 0)
     if next_start is None:
         if outcome.status == "ok":
             outcome.status, outcome.error = "truncated", f"gzip member at offset {last_pos} is incomplete"
         return
     outcome.status = "corrupt"
     outcome.error = (outcome.error or f"damaged gzip member at offset {last_pos}") + f"; resumed at {next_start}"
-    yield from _iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
+    yield from iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
                             read_payload=read_payload, start=next_start)
 

@@ -94,7 +94,7 @@ def _next_member(data: bytes, start: int) -> int:
     return data.find(_GZIP_MAGIC, start)
 
 
-def _member_complete(raw: bytes) -> bool:
+def member_complete(raw: bytes) -> bool:
     """True when ``raw`` starts with a whole gzip member (trailer included)."""
     decomp = zlib.decompressobj(31)
     try:
@@ -142,14 +142,14 @@ def iter_records(
             yield from iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes,
                                      read_payload=read_payload)
         else:
-            yield from _iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
+            yield from iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
                                     read_payload=read_payload)
     finally:
         source.close()
         outcome.seconds = time.time() - started
 
 
-def _iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0) -> Iterator[RawRecord]:
+def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0) -> Iterator[RawRecord]:
     from warcio.archiveiterator import ArchiveIterator
 
     wants = read_payload or (lambda rec: rec.record_type == "response")
@@ -187,8 +187,8 @@ def _iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, star
         if failed is None and seekable and path.endswith(".gz") and last_offset is not None:
             # warcio ends quietly at a damaged member: tell a cut-off file from a damaged middle
             source.seek(last_offset)
-            if not _member_complete(source.read(1 << 24)):
-                next_start = _find_member(source, last_offset + 1)
+            if not member_complete(source.read(1 << 24)):
+                next_start = find_member(source, last_offset + 1)
                 if next_start is None:
                     if outcome.status == "ok":
                         outcome.status = "truncated"
@@ -205,13 +205,13 @@ def _iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, star
         if not seekable:
             return
         resume_from = last_offset + 1 if last_offset is not None else base + 1
-        next_start = _find_member(source, resume_from)
+        next_start = find_member(source, resume_from)
         if next_start is None:
             return
         base, last_offset = next_start, None
 
 
-def _find_member(source, start: int) -> int | None:
+def find_member(source, start: int) -> int | None:
     """Scan forward from ``start`` for the next gzip member that decompresses to a WARC header."""
     source.seek(start)
     pos = start

@@ -9,8 +9,8 @@ import math
 import pytest
 from pyspark.sql import functions as F
 
+from crawlplan import storage
 from crawlplan.conf import load_conf
-from crawlplan.dag import storage
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import run_single_job
 from crawlplan.graph.hostindex import HostIndexError, read_host_index

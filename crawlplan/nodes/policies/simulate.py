@@ -82,7 +82,7 @@ def _ground_truth_check(ctx, pdf: pd.DataFrame) -> None:
         return
     from scipy.stats import spearmanr
 
-    from crawlplan.dag import storage
+    from crawlplan import storage
 
     try:
         gt = ctx.spark.read.parquet(storage.join(str(truth), "hosts.parquet")).select(

@@ -37,7 +37,7 @@ def _train_group(params: dict, specs: dict):
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
         from crawlplan.source.experiment import feature_mode
         from crawlplan.source.mirror import SitePage, build_mirror
-        from crawlplan.source.sitemaps import _empty_sitemap, site_tables
+        from crawlplan.source.sitemaps import empty_sitemap, site_tables
 
         site = str(pdf["site"].iloc[0])
         try:
@@ -50,7 +50,7 @@ def _train_group(params: dict, specs: dict):
             tables = site_tables(mirror, params, specs.get(site))
         except Exception as exc:  # one odd site must not fail the job: record it
             detail = f"{type(exc).__name__}: {exc}"[:300] + " | " + traceback.format_exc(limit=2)[-300:]
-            tables = {"sitemaps": [_empty_sitemap(site, len(pdf), f"learning failed: {detail}")]}
+            tables = {"sitemaps": [empty_sitemap(site, len(pdf), f"learning failed: {detail}")]}
         rows = [(name, site, json.dumps(r, default=_plain)) for name, rs in tables.items() for r in rs]
         return pd.DataFrame(rows, columns=["dataset", "site", "row"])
     return fn

@@ -37,7 +37,7 @@ def run(ctx) -> dict:
 def _true_quality_icc(ctx, truth, scores, p):
     """ICC1 of true page quality over the pages that were actually scored (same hosts, same
     documents), so it is comparable with the classifiers' rows."""
-    from crawlplan.dag import storage
+    from crawlplan import storage
 
     path = storage.join(str(truth), "pages.parquet")
     pages = ctx.spark.read.parquet(path).select("url", F.col("true_quality").cast("double").alias("true_quality"))

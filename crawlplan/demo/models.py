@@ -1,5 +1,9 @@
 """Demo models: small fastText models trained on the demo generator's labelled text.
 
+They live with the demo generator, not in ``crawlplan.classify``: the classify library never
+imports demo code; the classify node hands ``train_demo`` to ``prepare_models`` when the conf
+allows demo stand-ins for missing model files.
+
 They use the real label schemes and are stored under the registry's file names, so the demo
 DAG exercises exactly the loading and scoring code that real models go through. A marker file
 beside each says it is a demo model; the classify node reports that loudly, because their
@@ -16,21 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from crawlplan.classify.fasttext_model import preprocess
-from crawlplan.classify.models import DEMO_SUFFIX, ModelError, cache_path, is_remote
+from crawlplan.classify.models import DEMO_SUFFIX, DEMO_WARNING, ModelError, cache_path, is_remote
 from crawlplan.classify.registry import ClassifierSpec
 from crawlplan.conf import get
-
-DEMO_WARNING = "demo models: scores are not real quality"
+from crawlplan.demo.text import labelled_texts
 
 TextsFn = Callable[[str, int, int], list[tuple[str, str]]]
-
-
-def default_texts_fn() -> TextsFn:
-    try:
-        from crawlplan.demo.text import labelled_texts
-    except ImportError as exc:
-        raise ModelError(f"demo models need crawlplan.demo.text.labelled_texts ({exc})") from None
-    return labelled_texts
 
 
 def demo_params(conf: dict) -> dict:
@@ -96,7 +91,7 @@ def train_demo(specs: list[ClassifierSpec], conf: dict, *, texts_fn: TextsFn | N
     ``force`` retrains existing demo models but never overwrites a real (unmarked) model.
     """
     params = demo_params(conf)
-    fn = texts_fn or default_texts_fn()
+    fn = texts_fn or labelled_texts
     written: dict[str, str] = {}
     for spec in specs:
         if spec.kind != "fasttext":
