@@ -13,6 +13,10 @@ from crawlplan import __version__
 from crawlplan.conf import get, load_conf
 from crawlplan.dag.entry import add_conf_arguments, add_job_arguments, friendly_errors, run_job_from_args
 from crawlplan.dag.pipeline import describe, load_pipeline
+from crawlplan.dag.runner import Runner, plan_run
+from crawlplan.demo import ensure_demo, previous_graph_path
+from crawlplan.paths import default_cache_dir
+from crawlplan.spark import build_session
 
 _DOMAIN_CLIS = (
     "crawlplan.demo.cli",
@@ -30,8 +34,6 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
     inputs = dict(get(conf, "inputs", {}) or {})
     if inputs.get("warc_paths"):
         return conf
-    from crawlplan.demo import ensure_demo, previous_graph_path
-    from crawlplan.paths import default_cache_dir
 
     hosts = int(get(conf, "demo.hosts", 300))
     seed = int(get(conf, "demo.seed", 0))
@@ -52,9 +54,6 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
 
 
 def cmd_run(args) -> int:
-    from crawlplan.dag.runner import Runner, plan_run
-    from crawlplan.spark import build_session
-
     conf = load_conf(args.profile, args.conf, args.overrides)
     pipeline = load_pipeline(args.pipeline)
     conf = prepare_default_inputs(conf)

@@ -65,6 +65,7 @@ def tld_of(host: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _extractor():
+    # tldextract: loads the public suffix list, so only when a registered domain is asked for
     import tldextract
 
     # The bundled public suffix list snapshot: no network access at run time.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from crawlplan.schemas import DatasetSchema, check_schema, load_schema
@@ -112,8 +112,6 @@ def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "
     The count is observed while the rows are written (``DataFrame.observe``), not read back
     in a second Spark job: on small inputs each extra job costs more than the write itself.
     """
-    from pyspark.sql import Observation
-
     schema = schema or load_schema(dataset)
     observed = Observation(f"rows_{dataset}")
     checked = enforce_schema(df, schema, context=context).observe(observed, F.count(F.lit(1)).alias("rows"))

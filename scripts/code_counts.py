@@ -150,6 +150,24 @@ def function_imports(root: Path = ROOT) -> list[str]:
     return out
 
 
+def uncommented_function_imports(root: Path = ROOT) -> list[str]:
+    """Function-level imports without a comment saying why: on the import line, or on the line
+    above its block (consecutive imports, an enclosing ``try:``)."""
+    out = []
+    for where in function_imports(root):
+        path, line = where.rsplit(":", 1)
+        lines = (root / path).read_text(encoding="utf-8").splitlines()
+        i = int(line) - 1
+        if "#" in lines[i]:
+            continue
+        j = i - 1
+        while j >= 0 and (lines[j].strip().startswith(("import ", "from ", "try:")) and "#" not in lines[j]):
+            j -= 1
+        if j < 0 or not lines[j].strip().startswith("#") and "#" not in lines[j]:
+            out.append(where)
+    return out
+
+
 def node_defaults(root: Path = ROOT) -> list[str]:
     out = []
     for path in sorted((root / PACKAGE / "nodes").rglob("*.py")):
@@ -215,6 +233,7 @@ def counts(root: Path = ROOT) -> dict:
         "packages_in_cycles": sum(len(c) for c in found),
         "function_imports": len(function_imports(root)),
         "private_imports": len(private_imports(root)),
+        "uncommented_function_imports": len(uncommented_function_imports(root)),
         "packages_importing_dag": sorted(p for p, deps in graph.items() if "dag" in deps),
         "detail": {"icc_kernels": icc_kernels(root), "schema_shapers": schema_shapers(root), "cycles": found,
                    "private_imports": private_imports(root)},

@@ -9,6 +9,7 @@ every executor sees (local disk in local mode, NFS) or shipped with ``SparkConte
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pandas as pd
 from pyspark.sql import DataFrame
@@ -64,8 +65,6 @@ def ship(spark, refs: list[ModelRef], cache_root: str) -> list[ModelRef]:
 
 
 def _replace(ref: ModelRef, **changes) -> ModelRef:
-    from dataclasses import replace
-
     return replace(ref, **changes)
 
 

@@ -8,6 +8,8 @@ import sys
 
 from crawlplan.conf import ConfError, load_conf
 from crawlplan.dag.pipeline import load_pipeline
+from crawlplan.dag.runner import run_single_job
+from crawlplan.spark import build_session
 
 _EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
 
@@ -45,9 +47,6 @@ def add_job_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
-    from crawlplan.dag.runner import run_single_job
-    from crawlplan.spark import build_session
-
     conf = load_conf(args.profile, args.conf, args.overrides)
     pipeline = load_pipeline(args.pipeline)
     if node_name not in pipeline.nodes:

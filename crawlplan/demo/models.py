@@ -45,6 +45,7 @@ def train_one(spec: ClassifierSpec, examples: list[tuple[str, str]], out_path: s
     One thread and a fixed seed make the file reproducible; ``wordNgrams=2`` matches the real
     bigram classifiers so prediction cost has the same shape.
     """
+    # fasttext: heavy native extension, loaded only to train demo models
     import fasttext
 
     if spec.kind != "fasttext":

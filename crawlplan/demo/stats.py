@@ -6,13 +6,17 @@ so the numbers quoted in the demo's README can be reproduced on any seed.
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
+
+from crawlplan.demo.text import labelled_texts
 
 
 def icc1(values: pd.Series, groups: pd.Series) -> float:
@@ -72,14 +76,10 @@ def score_icc(root: str | Path, classifier: str = "gneissweb_quality", every: in
     The model is trained on ``labelled_texts`` as the demo models are; the point is how much of
     the planted between-host share survives text generation, extraction and a real classifier.
     """
-    import gzip
-    import tempfile
-
+    # fasttext, trafilatura, warcio: heavy, loaded only for these demo measurements
     import fasttext
     import trafilatura
     from warcio.archiveiterator import ArchiveIterator
-
-    from crawlplan.demo.text import labelled_texts
 
     root = Path(root)
     pages = pd.read_parquet(root / "ground_truth" / "pages.parquet").set_index("url")

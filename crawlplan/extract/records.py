@@ -11,11 +11,12 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from importlib.util import find_spec
 
 from crawlplan import hosts
 from crawlplan.extract.decode import decode_html
-from crawlplan.extract.language import detect_language
-from crawlplan.extract.text import ExtractionTimeout, extract_text, trafilatura_options
+from crawlplan.extract.language import LANGUAGE_IDS, detect_language
+from crawlplan.extract.text import EXTRACTORS, ExtractionTimeout, extract_text, trafilatura_options
 from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -45,11 +46,6 @@ class ExtractSettings:
     def validate(self, check_packages: bool = True) -> None:
         """Fail on the driver, before any task starts: a typo here would otherwise reach every
         record of every file (each one rejected, or the file's task aborted)."""
-        from importlib.util import find_spec
-
-        from crawlplan.extract.language import LANGUAGE_IDS
-        from crawlplan.extract.text import EXTRACTORS
-
         for key, value, allowed in (("reader", self.reader, ("warcio", "fastwarc")),
                                     ("extractor", self.extractor, tuple(EXTRACTORS)),
                                     ("language_id", self.language_id, LANGUAGE_IDS)):

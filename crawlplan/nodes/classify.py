@@ -10,6 +10,7 @@ once per Python worker process; see docs/classify.md for memory sizing with real
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
@@ -17,7 +18,7 @@ from pyspark.sql import functions as F
 
 from crawlplan import storage
 from crawlplan.classify.fasttext_model import ENGINES
-from crawlplan.classify.models import DEMO_WARNING, demo_marker, model_dir, model_path
+from crawlplan.classify.models import DEMO_WARNING, demo_marker, is_remote, local, model_dir, model_path
 from crawlplan.classify.prepare import demo_allowed, prepare_models
 from crawlplan.classify.registry import SCORE_COLUMNS, load_registry, select
 from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN
@@ -43,10 +44,6 @@ def _select_schema(df: DataFrame, dataset: str) -> DataFrame:
 
 def fingerprint(params: dict, conf: dict) -> list:
     """Model files are inputs too: pulling a real model after a demo run re-scores."""
-    from pathlib import Path
-
-    from crawlplan.classify.models import is_remote, local
-
     out = []
     for spec in select(load_registry(conf), params.get("models") or []):
         path = model_path(spec, conf)

@@ -8,6 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from crawlplan.conf import get, load_conf
+from crawlplan.policies import export, figures
+from crawlplan.policies.population import CalibratedParams, calibrated_population
+from crawlplan.policies.simulate import SweepConfig, run_sweep, summarize
+from crawlplan.source.plans import load_host_plans
+
 COMPARED = ("uniform", "hc_depth", "sample_then_deepen", "eb_adaptive")
 
 
@@ -44,13 +50,9 @@ def register(subparsers) -> None:
 
 
 def cmd_export_budgets(args) -> int:
-    from crawlplan.policies import export
-
     df = export.read_budgets(args.input)
     plans_path = args.plans if args.plans is not None else str(Path(args.input).parent / "host_plans")
     if plans_path != "none" and Path(plans_path).exists():
-        from crawlplan.source.plans import load_host_plans
-
         df = export.attach_plans(df, load_host_plans(plans_path), top=args.plan_top)
         print(f"within-host plans from {plans_path}: {int((df[export.PLAN_COLUMN] != '').sum())} hosts")
     elif args.plans not in (None, "none"):
@@ -97,11 +99,6 @@ def markdown(df: pd.DataFrame) -> str:
 
 
 def cmd_simulate_calibrated(args) -> int:
-    from crawlplan.conf import get, load_conf
-    from crawlplan.policies import figures
-    from crawlplan.policies.population import CalibratedParams, calibrated_population
-    from crawlplan.policies.simulate import SweepConfig, run_sweep, summarize
-
     conf = load_conf("local")
     p = get(conf, "policies.simulate", {})
     budgets = tuple(float(x) for x in args.budgets.split(",")) if args.budgets else tuple(p["budgets"])

@@ -14,10 +14,11 @@ _LABELS = {"uniform": "uniform breadth", "hc_depth": "HC depth", "sample_then_de
 
 
 def _plt():
+    # matplotlib: heavy, only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after use("Agg"): no display backend on a cluster
 
     return plt
 

@@ -15,6 +15,9 @@ from collections.abc import Callable
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from crawlplan import storage
 
 log = logging.getLogger("crawlplan")
 
@@ -30,8 +33,6 @@ REPORT_DATASETS = SMALL + ("host_quality", "budgets", "sitemaps", "host_plans", 
 def to_pandas(df: DataFrame) -> pd.DataFrame:
     """toPandas with integer columns kept integral: a nullable int column would arrive as
     float64 and print as 3.000 in the tables."""
-    from pyspark.sql import types as T
-
     pdf = df.toPandas()
     for field in df.schema.fields:
         if isinstance(field.dataType, (T.IntegerType, T.LongType, T.ShortType, T.ByteType)) and \
@@ -130,8 +131,6 @@ def collect(read: Callable[[str], DataFrame | None], *, max_rows: int = 20000, g
 
 def read_markers(spark, out_dir: str) -> list[dict]:
     """Every ``_markers/<node>.json`` of the run (any Hadoop file system), in finish order."""
-    from crawlplan import storage
-
     jvm = spark.sparkContext._jvm
     path = jvm.org.apache.hadoop.fs.Path(storage.join(out_dir, "_markers"))
     fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())

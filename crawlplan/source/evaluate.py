@@ -89,6 +89,7 @@ def cv_precision(make_learner, bags: list, types: list, *, folds: int = 4, min_p
                  seed: int = 0) -> dict:
     """4-fold stratified CV: cluster three folds, kNN-label the fourth, map clusters to their
     majority training type; micro and macro precision over held-out pages."""
+    # scikit-learn: heavy, only for the cross-validated precision
     from sklearn.model_selection import StratifiedKFold
 
     idx = _kept(types, min_pts)

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+from pyspark.sql import functions as F
+
+from crawlplan.storage import read_dataset
+
 PLAN_COLUMNS = ["site", "rank", "cluster", "apath", "expected_share", "links_seen", "wanted_basis"]
 
 
@@ -15,13 +20,8 @@ def load_host_plans(source, *, spark=None, top: int | None = None):
     the export joins it on host; ``top`` keeps each site's first ranks.
     """
     if spark is not None:
-        from pyspark.sql import functions as F
-
-        from crawlplan.storage import read_dataset
-
         df = read_dataset(spark, "host_plans", str(source))
         return df.where(F.col("rank") <= top) if top else df
-    import pandas as pd
 
     path = Path(source)
     if not path.exists():

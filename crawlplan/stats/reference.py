@@ -144,6 +144,7 @@ def weighted_spearman(x, y, w) -> float:
 
 def kendall_tau(x, y) -> float:
     """Kendall's tau-b (scipy's O(n log n) implementation)."""
+    # scipy.stats: heavy, only for Kendall's tau
     from scipy.stats import kendalltau
 
     if len(x) < 2:

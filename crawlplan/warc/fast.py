@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from crawlplan.warc.payload import decode_body
+from crawlplan.warc.reader import RawRecord, find_member, iter_warcio, member_complete
 
 
 def _type_name(record_type) -> str:
@@ -18,9 +19,8 @@ def _type_name(record_type) -> str:
 
 
 def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
+    # optional dependency: the fastwarc reader (extract.reader: fastwarc), imported only when chosen
     from fastwarc.warc import ArchiveIterator
-
-    from crawlplan.warc.reader import RawRecord
 
     wants = read_payload or (lambda rec: rec.record_type == "response")
     last_pos = 0
@@ -57,8 +57,6 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
     if not source.seekable():
         return
     # fastwarc stops at a damaged or cut-off member; hand the rest of the file to warcio's resync
-    from crawlplan.warc.reader import find_member, iter_warcio, member_complete
-
     source.seek(last_pos)
     if outcome.status == "ok" and member_complete(source.read(1 << 24)):
         return

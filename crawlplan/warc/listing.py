@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import glob
 import gzip
+import io
 import os
+import urllib.request
+
+from crawlplan.warc.sources import open_source
 
 WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc", ".warc.wet.gz", ".warc.wat.gz")
 LISTING_SUFFIXES = (".paths.gz", ".paths", ".txt", ".txt.gz", ".lst", ".list")
@@ -112,15 +116,11 @@ def _local(path: str, base: str) -> list[str]:
 def _remote(path: str, base: str) -> list[str]:
     if _is_warc_name(path):
         return [path]
-    import io
-    import urllib.request
 
     if path.startswith(("http://", "https://")):
         with urllib.request.urlopen(path, timeout=120) as resp:  # noqa: S310
             data = resp.read()
     else:
-        from crawlplan.warc.sources import open_source
-
         src = open_source(path)
         data = src.read()
         src.close()

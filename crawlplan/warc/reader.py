@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from warcio.archiveiterator import ArchiveIterator
+
 from crawlplan.warc.payload import decode_body
 from crawlplan.warc.sources import open_source
 
@@ -137,7 +139,7 @@ def iter_records(
             return
     try:
         if reader == "fastwarc" and not path.endswith((".arc", ".arc.gz")):
-            from crawlplan.warc.fast import iter_fastwarc
+            from crawlplan.warc.fast import iter_fastwarc  # fast.py imports this module; fastwarc is optional
 
             yield from iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes,
                                      read_payload=read_payload)
@@ -150,8 +152,6 @@ def iter_records(
 
 
 def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0) -> Iterator[RawRecord]:
-    from warcio.archiveiterator import ArchiveIterator
-
     wants = read_payload or (lambda rec: rec.record_type == "response")
     seekable = source.seekable()
     base = start

@@ -28,6 +28,7 @@ def open_source(path: str):
 
 def _open_s3(path: str):
     try:
+        # boto3 / botocore: the optional [s3] extra, only for s3:// paths
         import boto3
         from botocore import UNSIGNED
         from botocore.config import Config

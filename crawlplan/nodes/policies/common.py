@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pandas as pd
+from pyspark.sql import functions as F
 
+from crawlplan.graph.hostindex import read_host_index
+from crawlplan.graph.webgraph import read_host_ranks
 from crawlplan.policies import hostdata
 from crawlplan.schemas import load_schema
 
@@ -20,9 +23,6 @@ def host_index_rows(ctx, scores, p: dict):
     if not path:
         ctx.note("no host index: Common Crawl's ordering and per-host caps are not available")
         return None
-    from pyspark.sql import functions as F
-
-    from crawlplan.graph.hostindex import read_host_index
 
     cols = sorted({p["cc_budget_column"], p["known_column"], p["fetched_column"], "url_host_registered_domain",
                    "url_host_tld"})
@@ -37,7 +37,6 @@ def host_ranks(ctx):
     if not path:
         ctx.note("no web graph: HC and PR policies are left out")
         return None
-    from crawlplan.graph.webgraph import read_host_ranks
 
     return read_host_ranks(ctx.spark, path)
 

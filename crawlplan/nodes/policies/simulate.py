@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from crawlplan import storage
 from crawlplan.nodes.policies.common import host_index_rows, host_ranks, params, to_spark
 from crawlplan.policies import hostdata
 from crawlplan.policies.population import CalibratedParams, calibrated_population
@@ -80,9 +81,8 @@ def _ground_truth_check(ctx, pdf: pd.DataFrame) -> None:
     truth = ctx.input("ground_truth")
     if not truth:
         return
+    # scipy.stats: heavy, only for the demo ground-truth check
     from scipy.stats import spearmanr
-
-    from crawlplan import storage
 
     try:
         gt = ctx.spark.read.parquet(storage.join(str(truth), "hosts.parquet")).select(

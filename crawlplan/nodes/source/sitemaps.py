@@ -12,11 +12,15 @@ from __future__ import annotations
 import json
 import traceback
 
+import numpy as np
 import pandas as pd
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
 
 from crawlplan.schemas import load_schema
+from crawlplan.source.experiment import feature_mode, site_specs, validate_params
+from crawlplan.source.mirror import SitePage, build_mirror
+from crawlplan.source.sitemaps import empty_sitemap, site_tables
 
 OUTPUTS = ("sitemaps", "page_clusters", "site_eval", "crawl_curves", "host_plans")
 _WIDE = "dataset string, site string, row string"
@@ -24,8 +28,6 @@ _WIDE = "dataset string, site string, row string"
 
 def _plain(value):
     """numpy scalars in JSON: integers stay integers (Spark's from_json nulls 3.0 in an int)."""
-    import numpy as np
-
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, (np.floating, np.bool_)):
@@ -35,10 +37,6 @@ def _plain(value):
 
 def _train_group(params: dict, specs: dict):
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        from crawlplan.source.experiment import feature_mode
-        from crawlplan.source.mirror import SitePage, build_mirror
-        from crawlplan.source.sitemaps import empty_sitemap, site_tables
-
         site = str(pdf["site"].iloc[0])
         try:
             pdf = pdf.sort_values("capture_order")
@@ -57,8 +55,6 @@ def _train_group(params: dict, specs: dict):
 
 
 def run(ctx):
-    from crawlplan.source.experiment import site_specs, validate_params
-
     params = dict(ctx.params)
     validate_params(params)         # a typo fails here, not as one error row per site
     truth = ctx.input("ground_truth")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
+from crawlplan import storage
 from crawlplan.stats import host_stats
 
 
@@ -37,8 +38,6 @@ def run(ctx) -> dict:
 def _true_quality_icc(ctx, truth, scores, p):
     """ICC1 of true page quality over the pages that were actually scored (same hosts, same
     documents), so it is comparable with the classifiers' rows."""
-    from crawlplan import storage
-
     path = storage.join(str(truth), "pages.parquet")
     pages = ctx.spark.read.parquet(path).select("url", F.col("true_quality").cast("double").alias("true_quality"))
     docs = scores.select("url", "surt_host_name", "rev_host", "host", "tld", "language").dropDuplicates(["url"])
