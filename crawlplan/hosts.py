@@ -104,7 +104,7 @@ def tld_category(host_or_tld: str) -> str:
 def tld_category_column(rev_host: Column) -> Column:
     """``tld_category`` as a Spark column on the reversed host (``com.example.blog``): the same
     rule, evaluated in the JVM (it needs the last two labels)."""
-    labels = F.split(rev_host, r"\.")
+    labels = F.split(F.lower(rev_host), r"\.")
     tld = F.element_at(labels, 1)
     second = F.when(F.size(labels) >= 2, F.element_at(labels, 2)).otherwise(F.lit(""))
     return (F.when((tld == "edu") | second.isin("ac", "edu"), "academic")

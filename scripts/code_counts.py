@@ -8,8 +8,8 @@ any checkout. What is counted:
 
 - ``node_defaults``: ``x.get("key", default)`` calls under ``crawlplan/nodes/`` — a default that
   repeats ``conf/defaults.yaml`` in the node instead of coming from the conf section.
-- ``icc_kernels``: functions that compute the ANOVA ICC1 themselves (they assign ``n0``, the
-  group-size adjustment every ICC1 estimator needs).
+- ``icc_kernels``: functions that compute the ANOVA ICC1 machinery themselves: they spell out
+  ``n0 = (N - sum n_i^2 / N) / (k - 1)``, the group-size adjustment every ICC1 estimator needs.
 - ``schema_shapers``: functions outside ``crawlplan/schemas.py`` that walk a dataset schema column
   by column to build, cast or parse a frame.
 - ``package_cycles``: strongly connected groups of more than one package in the import graph of
@@ -179,11 +179,21 @@ def node_defaults(root: Path = ROOT) -> list[str]:
     return out
 
 
+def _is_n0_formula(node: ast.AST) -> bool:
+    """``(N - sum_sq / N) / (k - 1)``: the ANOVA group-size adjustment every ICC1 estimator computes."""
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
+            and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Sub)
+            and isinstance(node.left.right, ast.BinOp) and isinstance(node.left.right.op, ast.Div)
+            and ast.dump(node.left.left) == ast.dump(node.left.right.right)
+            and isinstance(node.right, ast.BinOp) and isinstance(node.right.op, ast.Sub)
+            and isinstance(node.right.right, ast.Constant) and node.right.right.value == 1)
+
+
 def icc_kernels(root: Path = ROOT) -> list[str]:
     out = []
     for path in python_files(root):
         for fn in _functions(ast.parse(path.read_text(encoding="utf-8"))):
-            if any(isinstance(n, ast.Name) and n.id == "n0" and isinstance(n.ctx, ast.Store) for n in ast.walk(fn)):
+            if any(_is_n0_formula(n) for n in ast.walk(fn)):
                 out.append(f"{path.relative_to(root)}:{fn.name}")
     return out
 

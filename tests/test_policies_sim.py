@@ -12,11 +12,10 @@ from crawlplan.policies.population import (
     CalibratedParams,
     Population,
     calibrated_population,
-    icc1,
-    icc1_binary,
     page_orders,
 )
 from crawlplan.policies.simulate import SweepConfig, run_seed, summarize
+from crawlplan.stats.reference import icc1, icc1_from_counts
 
 
 def tiny(n, hq, tld=None, log_hc=None):
@@ -42,14 +41,14 @@ def test_page_orders_keep_each_hosts_pages_and_shuffle_within():
     assert len(orders) > 1
 
 
-def test_icc1_binary_equals_icc1_on_expanded_flags():
+def test_icc1_from_counts_equals_icc1_on_expanded_flags():
     rng = np.random.default_rng(3)
     n = rng.integers(1, 12, 400)
     p = rng.beta(0.5, 1.5, 400)
     s = rng.binomial(n, p)
     host = np.repeat(np.arange(400), n)
     flags = np.concatenate([np.r_[np.ones(k), np.zeros(m - k)] for k, m in zip(s, n)])
-    assert icc1_binary(n, s) == pytest.approx(icc1(flags, host), abs=1e-12)
+    assert icc1_from_counts(n, s).icc1 == pytest.approx(icc1(flags, host).icc1, abs=1e-12)
 
 
 def test_order_curve_is_hand_checked():

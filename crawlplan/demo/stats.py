@@ -17,17 +17,12 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from crawlplan.demo.text import labelled_texts
+from crawlplan.stats import reference
 
 
 def icc1(values: pd.Series, groups: pd.Series) -> float:
-    """One-way random-effects ICC1, ANOVA estimator with the n0 adjustment for unbalanced groups."""
-    df = pd.DataFrame({"y": values.to_numpy(dtype=float), "g": groups.to_numpy()})
-    stats = df.groupby("g")["y"].agg(["size", "mean"])
-    n, k, total = stats["size"], len(stats), len(df)
-    msb = (n * (stats["mean"] - df["y"].mean()) ** 2).sum() / (k - 1)
-    msw = ((df["y"] - df["g"].map(stats["mean"])) ** 2).sum() / (total - k)
-    n0 = (total - (n ** 2).sum() / total) / (k - 1)
-    return float((msb - msw) / (msb + (n0 - 1) * msw))
+    """ICC1 of ``values`` by ``groups`` (``crawlplan.stats.reference.icc1``, the project's one estimator)."""
+    return float(reference.icc1(values.to_numpy(dtype=float), groups.to_numpy()).icc1)
 
 
 def measure(root: str | Path) -> dict:

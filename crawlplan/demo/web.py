@@ -26,6 +26,7 @@ from crawlplan.demo.pages import Host, Page
 from crawlplan.demo.text import page_title
 from crawlplan.demo.vocab import LANGUAGES, SITE_WORDS, SYLLABLES, TOPICS
 from crawlplan.hosts import host_of, rev_host
+from crawlplan.stats.reference import anova_n0
 
 ICC1 = 0.5                     # planted between-host share of page true-quality variance
 QUALITY_VARIANCE = 1.0         # total variance of page true quality
@@ -125,7 +126,8 @@ def build_web(hosts: int = 300, seed: int = 0) -> Web:
 
 
 def _icc_scale(web: Web) -> float:
-    """Scale s of the host effects such that ICC1(s * effect + noise) == ICC1 exactly."""
+    """Scale s of the host effects such that ICC1(s * effect + noise) == ICC1 exactly: the
+    estimator of ``crawlplan.stats.reference.icc1_from_sums`` solved for the between-host mean square."""
     effects, noise_means, n, within = [], [], [], []
     for h in web.hosts:
         q = np.array([p.quality for p in h.pages])
@@ -137,7 +139,7 @@ def _icc_scale(web: Web) -> float:
     b, m, n = np.array(effects), np.array(noise_means), np.array(n, dtype=float)
     k, total = len(n), n.sum()
     msw = sum(within) / (total - k)
-    n0 = (total - (n ** 2).sum() / total) / (k - 1)
+    n0 = anova_n0(k, total, (n ** 2).sum())
     # MSB(s) * (k - 1) = sum n (s * (b - bw) + (m - mw))^2 with n-weighted means bw, mw.
     bc = b - (n * b).sum() / total
     mc = m - (n * m).sum() / total

@@ -24,22 +24,11 @@ from crawlplan.classify.registry import SCORE_COLUMNS, load_registry, select
 from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN
 from crawlplan.classify.spark_scoring import choose_distribution, score_documents, ship
 from crawlplan.demo.models import train_demo
-from crawlplan.schemas import load_schema
+from crawlplan.schemas import conform, load_schema
 
 # Carried through the Python worker: what scores and classify_rejects need besides the scores.
 _KEEP = ["record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
          "language", "text_length", "warc_file", "offset"]
-
-
-def _select_schema(df: DataFrame, dataset: str) -> DataFrame:
-    schema = load_schema(dataset)
-    cols = []
-    for col in schema.columns:
-        if col.name in df.columns:
-            cols.append(F.col(col.name).cast(col.type).alias(col.name))
-        else:
-            cols.append(F.lit(None).cast(col.type).alias(col.name))
-    return df.select(*cols)
 
 
 def fingerprint(params: dict, conf: dict) -> list:
@@ -120,8 +109,8 @@ def run(ctx) -> dict[str, DataFrame]:
     if not_run:
         ctx.note(f"classifiers not run (null columns): {', '.join(not_run)}")
 
-    scores = _select_schema(scored.where(F.col(REJECT_COLUMN).isNull()), "scores")
-    rejects = _select_schema(
+    scores = conform(scored.where(F.col(REJECT_COLUMN).isNull()), "scores")
+    rejects = conform(
         scored.where(F.col(REJECT_COLUMN).isNotNull())
         .withColumn("stage", F.lit("classify"))
         .withColumnRenamed(REJECT_COLUMN, "reason")
@@ -143,4 +132,4 @@ def _extra(spark, scored: DataFrame, refs) -> DataFrame:
     out = parts[0]
     for part in parts[1:]:
         out = out.unionByName(part)
-    return _select_schema(out, "scores_extra")
+    return conform(out, "scores_extra")

@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
-from crawlplan.hosts import tld_category
+from crawlplan.hosts import tld_category, tld_category_column
+from crawlplan.policies import hostdata
 from crawlplan.policies.adaptive import beta_prior, posterior_mean
 
 BUDGET_COLUMNS = ["surt_host_name", "registered_domain", "tld", "language", "sample_size", "sampled_density",
@@ -44,9 +47,73 @@ class AllocatorConfig:
         if any(v < 0 for v in [*self.language_floors.values(), *self.tld_category_floors.values()]) or floors > 2.0:
             raise ValueError("floors are shares of the budget in [0, 1]")
 
+    @property
+    def explore_reserve(self) -> int:
+        """Pages reserved for hosts nobody sampled (when there are any to explore)."""
+        return int(round(self.explore_share * self.total_budget))
+
 
 def _category(tld: pd.Series) -> pd.Series:
     return tld.fillna("").astype(str).map(lambda t: tld_category(t) if t else "other")
+
+
+def category_means(sampled: pd.DataFrame) -> dict[str, float]:
+    """Pooled high-quality density of the sampled hosts per TLD macro-category: the estimate of a
+    host nobody sampled (its language is unknown, so the prior is pooled over languages)."""
+    if not len(sampled):
+        return {}
+    sums = sampled.assign(_cat=_category(sampled.tld)).groupby("_cat")[["hq_pages", "n_pages"]].sum()
+    return {str(c): float(hq / n) for c, hq, n in zip(sums.index, sums.hq_pages, sums.n_pages)}
+
+
+def explore_candidates(index: DataFrame, sampled: pd.DataFrame, cfg: AllocatorConfig, known_column: str,
+                       fetched_column: str) -> pd.DataFrame:
+    """The hosts of the host index nobody sampled that the exploration reserve can pay for, best
+    TLD-category prior first (then most uncrawled known URLs, then name): ``surt_host_name,
+    registered_domain, tld, cap_known``.
+
+    Ranked and cut in Spark (column expressions: the category rule is ``tld_category_column``), so
+    only as many hosts as the reserve can explore reach the driver, never a host index of tens of
+    millions of hosts."""
+    reserve = cfg.explore_reserve
+    means = category_means(sampled)
+    overall = float(sampled.hq_pages.sum() / sampled.n_pages.sum())
+    category = tld_category_column(F.translate(F.col("surt_host_name"), ",", "."))
+    estimate = F.lit(overall)
+    if means:
+        prior_of = F.create_map(*[x for c, m in sorted(means.items()) for x in (F.lit(c), F.lit(m))])
+        estimate = F.coalesce(F.element_at(prior_of, category), estimate)
+    known = index.sparkSession.createDataFrame(sampled[["surt_host_name"]])
+    candidates = (index.join(known, "surt_host_name", "left_anti")
+                  .select("surt_host_name", F.col("url_host_registered_domain").alias("registered_domain"),
+                          F.col("url_host_tld").alias("tld"),
+                          hostdata.uncrawled_known(known_column, fetched_column).alias("cap_known"))
+                  .withColumn("_estimate", estimate)
+                  .orderBy(F.desc("_estimate"), F.desc("cap_known"), F.asc("surt_host_name"))
+                  .limit(max(1, reserve)))
+    return candidates.drop("_estimate").toPandas()
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    budgets: pd.DataFrame       # the ``budgets`` rows, by rank
+    hosts_sampled: int
+    explore_candidates: int | None   # None: no host index, nothing to explore
+
+
+def plan_budgets(hosts: DataFrame, index: DataFrame | None, cfg: AllocatorConfig, *, classifier: str,
+                 known_column: str, fetched_column: str) -> BudgetPlan:
+    """The whole allocation from the per-host table (``hostdata.host_counts`` + ``with_host_index``)
+    and one crawl of the host index: sampled hosts on the driver, exploration candidates cut in
+    Spark, then ``allocate``."""
+    sampled = hostdata.to_pandas_hosts(hosts)
+    if sampled.empty:
+        raise ValueError(f"no host has a '{classifier}' score: nothing to allocate")
+    unsampled = None
+    if index is not None and cfg.explore_reserve > 0:
+        unsampled = explore_candidates(index, sampled, cfg, known_column, fetched_column)
+    return BudgetPlan(allocate(sampled, unsampled, cfg), len(sampled),
+                      None if unsampled is None else len(unsampled))
 
 
 def _fill(order: np.ndarray, room: np.ndarray, budget: int) -> np.ndarray:
@@ -91,7 +158,7 @@ def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: Allocat
     u = u[~u.surt_host_name.isin(s.surt_host_name)].reset_index(drop=True)
     u_cat = _category(u.tld) if len(u) else pd.Series([], dtype=object)
     # unsampled hosts: language unknown, so the prior of their TLD category pooled over languages
-    cat_mean = {c: float(hq[cat.to_numpy() == c].sum() / n[cat.to_numpy() == c].sum()) for c in set(cat)}
+    cat_mean = category_means(s)
     u["language"] = None
     u["sample_size"] = 0
     u["sampled_density"] = np.nan
@@ -113,7 +180,7 @@ def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: Allocat
     reason[cap == 0] = "no_capacity"
 
     # 1. exploration reserve: the next sample of hosts nobody scored, best group prior first
-    reserve = int(round(cfg.explore_share * cfg.total_budget)) if is_explore.any() else 0
+    reserve = cfg.explore_reserve if is_explore.any() else 0
     ex_order = rank_order[is_explore[rank_order]]
     room = np.where(is_explore, np.minimum(cap, cfg.explore_pages), 0)
     give = _fill(ex_order, room, reserve)

@@ -9,9 +9,11 @@ from pathlib import Path
 import pandas as pd
 
 from crawlplan.conf import get, load_conf
-from crawlplan.policies import export, figures
+from crawlplan.policies import export
 from crawlplan.policies.population import CalibratedParams, calibrated_population
-from crawlplan.policies.simulate import SweepConfig, run_sweep, summarize
+from crawlplan.policies.simulate import SweepConfig, label_tables, run_sweep, summarize
+from crawlplan.report import figures_hosts
+from crawlplan.report.render import save_png
 from crawlplan.source.plans import load_host_plans
 
 COMPARED = ("uniform", "hc_depth", "sample_then_deepen", "eb_adaptive")
@@ -134,13 +136,11 @@ def cmd_simulate_calibrated(args) -> int:
     (out / "timing.json").write_text(json.dumps({"seconds_total": round(total, 2), "seconds_generate": round(gen_s[0], 2),
                                                  "seconds_simulate": round(total - gen_s[0], 2),
                                                  "seeds": args.seeds, "hosts": args.hosts}, indent=2))
-    title = f"calibrated population: {args.hosts:,} hosts generated, {args.seeds} seeds"
-    if args.min_pages > 3:
-        title += f", hosts with >= {args.min_pages} pages"
-    if not args.no_figures:
-        figures.depth_figure(tables["depth_sim"], out / "depth.png", title)
-        figures.ordering_figure(tables["ordering_sim"], out / "ordering.png", title)
-        figures.reliability_figure(tables["sample_reliability"], out / "reliability.png", title)
+    if not args.no_figures:   # the report's figures (Figures 4, 5 and 9), one set for both
+        frames = label_tables(tables, "calibrated", str(p["classifier"]), float(p["threshold"]), cfg)
+        save_png(figures_hosts.fig_depth_policies(frames), out / "depth.png")
+        save_png(figures_hosts.fig_yield_budgets(frames), out / "ordering.png")
+        save_png(figures_hosts.fig_sample_reliability(frames), out / "reliability.png")
     print(markdown(table))
     print(f"sweep: {total:.1f}s ({gen_s[0]:.1f}s generating populations); tables and figures in {out}/")
     return 0

@@ -65,10 +65,14 @@ def with_host_index(hosts: DataFrame, index: DataFrame | None, budget_column: st
     sel = index.select(
         "surt_host_name",
         F.col(budget_column).cast("double").alias("cc_budget"),
-        F.greatest(F.col(known_column) - F.coalesce(F.col(fetched_column), F.lit(0)), F.lit(0)).cast("long")
-        .alias("cap_known"),
+        uncrawled_known(known_column, fetched_column).alias("cap_known"),
     )
     return hosts.join(sel, "surt_host_name", "left")
+
+
+def uncrawled_known(known_column: str, fetched_column: str):
+    """Known minus fetched URLs of a host-index row (never below 0): the most a next crawl can add."""
+    return F.greatest(F.col(known_column) - F.coalesce(F.col(fetched_column), F.lit(0)), F.lit(0)).cast("long")
 
 
 def pick_crawl(index: DataFrame, scores: DataFrame, wanted: str = "") -> str | None:

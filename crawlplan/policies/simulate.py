@@ -155,3 +155,18 @@ def summarize_reliability(raw: pd.DataFrame) -> pd.DataFrame:
 def summarize(raw: dict) -> dict[str, pd.DataFrame]:
     return {"ordering_sim": summarize_ordering(raw["ordering"]), "depth_sim": summarize_depth(raw["depth"]),
             "sample_reliability": summarize_reliability(raw["reliability"])}
+
+
+def label_tables(tables: dict, population: str, classifier: str, threshold: float, cfg: SweepConfig) -> dict:
+    """``summarize``'s tables as the datasets hold them: which population, classifier and threshold
+    each row is about (one run may simulate the data and a calibrated population)."""
+    out = {}
+    for name, df in tables.items():
+        df = df.copy()
+        df.insert(0, "population", population)
+        df.insert(1, "classifier", classifier)
+        df.insert(2, "threshold", threshold)
+        if name == "sample_reliability":
+            df["min_remaining"] = cfg.min_remaining
+        out[name] = df
+    return out

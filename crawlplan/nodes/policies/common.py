@@ -1,14 +1,12 @@
-"""Shared by the policy nodes: merged parameters, the host table, pandas -> schema-typed Spark."""
+"""Shared by the policy nodes: merged parameters and the host table's inputs."""
 
 from __future__ import annotations
 
-import pandas as pd
 from pyspark.sql import functions as F
 
 from crawlplan.graph.hostindex import read_host_index
 from crawlplan.graph.webgraph import read_host_ranks
 from crawlplan.policies import hostdata
-from crawlplan.schemas import load_schema
 
 
 def params(ctx) -> dict:
@@ -39,20 +37,3 @@ def host_ranks(ctx):
         return None
 
     return read_host_ranks(ctx.spark, path)
-
-
-def to_spark(spark, pdf: pd.DataFrame, dataset: str):
-    """A pandas table as a DataFrame typed exactly as ``schemas/<dataset>.yaml``.
-
-    Columns are cast to pandas' nullable dtypes first (NaN -> null), so the conversion goes
-    through Arrow in bulk instead of row by row: a budgets table of millions of hosts is fine."""
-    schema = load_schema(dataset)
-    nullable = {"int": "Int32", "bigint": "Int64", "double": "Float64", "string": "string", "boolean": "boolean"}
-    out = pd.DataFrame(index=pdf.index)
-    for col in schema.columns:
-        kind = col.type.simpleString()
-        values = pdf[col.name]
-        if kind in ("int", "bigint", "double"):
-            values = pd.to_numeric(values, errors="coerce")
-        out[col.name] = values.astype(nullable.get(kind, "object"))
-    return spark.createDataFrame(out.reset_index(drop=True), schema=schema.struct())

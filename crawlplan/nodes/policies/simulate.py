@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 
 from crawlplan import storage
-from crawlplan.nodes.policies.common import host_index_rows, host_ranks, params, to_spark
+from crawlplan.nodes.policies.common import host_index_rows, host_ranks, params
 from crawlplan.policies import hostdata
 from crawlplan.policies.population import CalibratedParams, calibrated_population
-from crawlplan.policies.simulate import SweepConfig, run_sweep, summarize
+from crawlplan.policies.simulate import SweepConfig, label_tables, run_sweep, summarize
+from crawlplan.schemas import conform
 
 
 def sweep_config(p: dict, hosts: int) -> SweepConfig:
@@ -29,19 +30,6 @@ def sweep_config(p: dict, hosts: int) -> SweepConfig:
         random_repeats=int(p.get("random_repeats", 5)),
         pilot_hosts=pilot,
     )
-
-
-def label(tables: dict, population: str, classifier: str, threshold: float, cfg: SweepConfig) -> dict:
-    out = {}
-    for name, df in tables.items():
-        df = df.copy()
-        df.insert(0, "population", population)
-        df.insert(1, "classifier", classifier)
-        df.insert(2, "threshold", threshold)
-        if name == "sample_reliability":
-            df["min_remaining"] = cfg.min_remaining
-        out[name] = df
-    return out
 
 
 def run(ctx) -> dict:
@@ -66,14 +54,14 @@ def run(ctx) -> dict:
     pop = hostdata.population_from_pandas(pdf)
     ctx.count("pages", pop.pages)
     cfg = sweep_config(p, pop.hosts)
-    tables = label(summarize(run_sweep(pop, cfg)), "data", classifier, threshold, cfg)
+    tables = label_tables(summarize(run_sweep(pop, cfg)), "data", classifier, threshold, cfg)
     calibrated = int(p.get("calibrated_hosts", 0) or 0)
     if calibrated > 0:
         ccfg = sweep_config(p, calibrated)
         factory = lambda seed: calibrated_population(CalibratedParams(hosts=calibrated), seed=seed)  # noqa: E731
-        extra = label(summarize(run_sweep(factory, ccfg)), "calibrated", classifier, threshold, ccfg)
+        extra = label_tables(summarize(run_sweep(factory, ccfg)), "calibrated", classifier, threshold, ccfg)
         tables = {k: pd.concat([v, extra[k]], ignore_index=True) for k, v in tables.items()}
-    return {name: to_spark(ctx.spark, df, name) for name, df in tables.items()}
+    return {name: conform(df, name, spark=ctx.spark) for name, df in tables.items()}
 
 
 def _ground_truth_check(ctx, pdf: pd.DataFrame) -> None:

@@ -17,7 +17,7 @@ import pandas as pd
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
 
-from crawlplan.schemas import load_schema
+from crawlplan.schemas import conform, load_schema
 from crawlplan.source.experiment import feature_mode, site_specs, validate_params
 from crawlplan.source.mirror import SitePage, build_mirror
 from crawlplan.source.sitemaps import empty_sitemap, site_tables
@@ -64,9 +64,8 @@ def run(ctx):
         .persist(StorageLevel.MEMORY_AND_DISK)
     out = {}
     for name in OUTPUTS:
-        schema = load_schema(name)
-        parsed = wide.where(F.col("dataset") == name).select(F.from_json("row", schema.struct()).alias("r"))
-        out[name] = parsed.select(*[F.col(f"r.{c}").alias(c) for c in schema.names])
+        parsed = wide.where(F.col("dataset") == name).select(F.from_json("row", load_schema(name).struct()).alias("r"))
+        out[name] = conform(parsed.select("r.*"), name)
     failed = wide.where((F.col("dataset") == "sitemaps")
                         & F.get_json_object("row", "$.error").isNotNull()).count()
     if failed:
