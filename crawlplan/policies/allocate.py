@@ -20,6 +20,7 @@ from pyspark.sql import functions as F
 from crawlplan.hosts import tld_category, tld_category_column
 from crawlplan.policies import hostdata
 from crawlplan.policies.adaptive import beta_prior, posterior_mean
+from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE
 
 BUDGET_COLUMNS = ["surt_host_name", "registered_domain", "tld", "language", "sample_size", "sampled_density",
                   "estimate", "allocated_pages", "rank", "policy", "reason"]
@@ -138,7 +139,7 @@ def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: Allocat
     hq = s.hq_pages.to_numpy(dtype=np.float64)
     if (n <= 0).any() or (hq < 0).any() or (hq > n).any():
         raise ValueError("sampled hosts need n_pages > 0 and 0 <= hq_pages <= n_pages")
-    lang = s.language.fillna("und").astype(str)
+    lang = s.language.fillna(UNKNOWN_LANGUAGE).astype(str)
     cat = _category(s.tld)
     groups, gidx = np.unique((lang + "|" + cat).to_numpy(), return_inverse=True)
     prior = beta_prior(hq, n, gidx, len(groups))
@@ -164,7 +165,7 @@ def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: Allocat
     u["sampled_density"] = np.nan
     u["estimate"] = [cat_mean.get(c, prior.mean) for c in u_cat]
     u["policy"] = "explore"
-    u["_lang"], u["_cat"] = "und", u_cat
+    u["_lang"], u["_cat"] = UNKNOWN_LANGUAGE, u_cat
 
     rows = pd.concat([s, u], ignore_index=True) if len(u) else s
     cap_known = pd.to_numeric(rows.get("cap_known"), errors="coerce")

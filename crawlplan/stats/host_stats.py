@@ -44,24 +44,32 @@ def long_scores(scores: DataFrame, classifiers: list[str]) -> DataFrame:
         F.col("score").isNotNull() & ~F.isnan("score"))
 
 
-def host_language(scores: DataFrame) -> DataFrame:
-    """``rev_host, primary_language, language_stratum`` (english | non-english | unknown).
+UNKNOWN_LANGUAGE = "unknown"   # a host none of whose documents has an identified language
 
-    A host's primary language is the most frequent known language of its documents (ties
-    broken alphabetically so reruns agree); hosts with no identified language are 'unknown'
-    and only enter the overall (unstratified) statistics.
-    """
-    known = scores.where(F.col("language").isNotNull() & (F.col("language") != "unknown")
-                         & (F.col("language") != ""))
-    counts = known.groupBy("rev_host", "language").agg(F.count(F.lit(1)).alias("n"))
-    w = Window.partitionBy("rev_host").orderBy(F.desc("n"), F.asc("language"))
+
+def primary_language(docs: DataFrame, key: str = "rev_host") -> DataFrame:
+    """``key, primary_language``: the project's one host-language rule.
+
+    A host's primary language is the most frequent identified language of its documents (null,
+    empty and 'unknown' are not identified; ties broken alphabetically so reruns agree); a host
+    with no identified language is 'unknown'. ``key`` is the host key of the caller's tables
+    (``rev_host`` for the statistics, ``surt_host_name`` for the policies)."""
+    known = docs.where(F.col("language").isNotNull() & ~F.col("language").isin(UNKNOWN_LANGUAGE, ""))
+    counts = known.groupBy(key, "language").agg(F.count(F.lit(1)).alias("n"))
+    w = Window.partitionBy(key).orderBy(F.desc("n"), F.asc("language"))
     top = counts.withColumn("_r", F.row_number().over(w)).where("_r = 1").select(
-        "rev_host", F.col("language").alias("primary_language"))
-    hosts = scores.select("rev_host").distinct().join(top, "rev_host", "left")
-    stratum = (F.when(F.col("primary_language").isNull(), "unknown")
+        key, F.col("language").alias("primary_language"))
+    return docs.select(key).distinct().join(top, key, "left").select(
+        key, F.coalesce("primary_language", F.lit(UNKNOWN_LANGUAGE)).alias("primary_language"))
+
+
+def host_language(scores: DataFrame) -> DataFrame:
+    """``rev_host, primary_language, language_stratum`` (english | non-english | unknown); hosts
+    of unknown language only enter the overall (unstratified) statistics."""
+    stratum = (F.when(F.col("primary_language") == UNKNOWN_LANGUAGE, UNKNOWN_LANGUAGE)
                .when(F.col("primary_language") == "en", "english").otherwise("non-english"))
-    return hosts.select("rev_host", F.coalesce("primary_language", F.lit("unknown")).alias("primary_language"),
-                        stratum.alias("language_stratum"))
+    return primary_language(scores, "rev_host").select("rev_host", "primary_language",
+                                                       stratum.alias("language_stratum"))
 
 
 def host_scores(long: DataFrame, languages: DataFrame, *, min_docs: int = 3,
