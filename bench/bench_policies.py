@@ -30,9 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))   # the p
 
 import naive_policies  # noqa: E402
 
+from crawlplan.conf import load_conf, section  # noqa: E402
 from crawlplan.policies import sim  # noqa: E402
 from crawlplan.policies.population import CalibratedParams, calibrated_population, page_orders  # noqa: E402
-from crawlplan.policies.simulate import SweepConfig, run_seed  # noqa: E402
+from crawlplan.policies.simulate import run_seed, sweep_config  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -48,7 +49,7 @@ def main(argv=None) -> int:
     pop = calibrated_population(CalibratedParams(hosts=args.hosts), seed=0)
     gen_s = time.perf_counter() - t
 
-    cfg = SweepConfig(seeds=tuple(range(args.seeds)))
+    cfg = sweep_config(section(load_conf(), "policies.simulate"), seeds=tuple(range(args.seeds)))
     t, c = time.perf_counter(), time.process_time()
     for seed in cfg.seeds:
         run_seed(pop, seed, cfg)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from crawlplan import __version__
-from crawlplan.conf import get, load_conf
+from crawlplan.conf import get, load_conf, section
 from crawlplan.dag.entry import add_conf_arguments, add_job_arguments, friendly_errors, run_job_from_args
 from crawlplan.dag.pipeline import describe, load_pipeline
 from crawlplan.dag.runner import Runner, plan_run
@@ -35,8 +35,8 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
     if inputs.get("warc_paths"):
         return conf
 
-    hosts = int(get(conf, "demo.hosts", 300))
-    seed = int(get(conf, "demo.seed", 0))
+    demo = section(conf, "demo")
+    hosts, seed = int(demo["hosts"]), int(demo["seed"])
     demo_dir = Path(get(conf, "demo.dir") or default_cache_dir() / f"demo-h{hosts}-s{seed}")
     echo(f"no inputs configured: using the embedded demo crawl at {demo_dir} ({hosts} hosts, seed {seed})")
     paths = ensure_demo(demo_dir, hosts=hosts, seed=seed, echo=echo)
@@ -57,7 +57,7 @@ def cmd_run(args) -> int:
     conf = load_conf(args.profile, args.conf, args.overrides)
     pipeline = load_pipeline(args.pipeline)
     conf = prepare_default_inputs(conf)
-    out_dir = args.out or get(conf, "run.out_dir", "out")
+    out_dir = args.out or section(conf, "run")["out_dir"]
     selection = {"only": args.only, "start": getattr(args, "from"), "until": args.until}
     order, _ = plan_run(pipeline, conf, **selection)        # fails on missing inputs before Spark starts
     spark = build_session(conf, app_name=f"crawlplan-{pipeline.name}")

@@ -14,7 +14,7 @@ import sys
 
 from pyspark.sql import SparkSession
 
-from crawlplan.conf import get
+from crawlplan.conf import get, section
 from crawlplan.paths import resource_dir
 
 log = logging.getLogger(__name__)
@@ -69,5 +69,5 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
     for key, value in {**defaults, **{str(k): str(v) for k, v in spark_conf.items()}}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel(str(get(conf, "spark.log_level", "WARN")))
+    spark.sparkContext.setLogLevel(str(section(conf, "spark")["log_level"]))
     return spark

@@ -6,6 +6,7 @@ from __future__ import annotations
 import naive_policies
 import numpy as np
 import pytest
+from settings_support import sweep_config
 
 from crawlplan.policies import adaptive, sim
 from crawlplan.policies.population import (
@@ -14,7 +15,7 @@ from crawlplan.policies.population import (
     calibrated_population,
     page_orders,
 )
-from crawlplan.policies.simulate import SweepConfig, run_seed, summarize
+from crawlplan.policies.simulate import run_seed, summarize
 from crawlplan.stats.reference import icc1, icc1_from_counts
 
 
@@ -97,7 +98,7 @@ def test_sample_then_deepen_finds_pure_hosts():
 
 def test_full_budget_collects_everything_for_every_policy():
     pop = calibrated_population(CalibratedParams(hosts=3000), seed=2)
-    cfg = SweepConfig(budgets=(1.0,), seeds=(0,), random_repeats=1, reliability_ks=(1,))
+    cfg = sweep_config(budgets=(1.0,), seeds=(0,), random_repeats=1, reliability_ks=(1,))
     rows = run_seed(pop, 0, cfg)
     for row in rows["ordering"] + rows["depth"]:
         assert row["pages"] == pop.pages, row["policy"]
@@ -106,7 +107,7 @@ def test_full_budget_collects_everything_for_every_policy():
 
 def test_every_policy_spends_each_budget():
     pop = calibrated_population(CalibratedParams(hosts=4000), seed=1)
-    cfg = SweepConfig(budgets=(0.01, 0.05, 0.3), seeds=(0,), random_repeats=2, reliability_ks=(1, 3))
+    cfg = sweep_config(budgets=(0.01, 0.05, 0.3), seeds=(0,), random_repeats=2, reliability_ks=(1, 3))
     rows = run_seed(pop, 0, cfg)
     for row in rows["ordering"] + rows["depth"]:
         assert row["pages"] == pytest.approx(row["budget_pages"]), (row["policy"], row["budget_frac"])
@@ -196,7 +197,7 @@ def test_sample_reliability_is_nan_without_a_warning_when_every_sample_is_alike(
 
 
 def test_new_policy_beats_sample_then_deepen_on_a_calibrated_population():
-    cfg = SweepConfig(budgets=(0.02, 0.05, 0.1), seeds=(0, 1, 2), random_repeats=1, reliability_ks=(3,))
+    cfg = sweep_config(budgets=(0.02, 0.05, 0.1), seeds=(0, 1, 2), random_repeats=1, reliability_ks=(3,))
     wins = []
     for seed in cfg.seeds:
         pop = calibrated_population(CalibratedParams(hosts=60000), seed=seed)
@@ -207,7 +208,7 @@ def test_new_policy_beats_sample_then_deepen_on_a_calibrated_population():
 
 def test_summaries_have_one_row_per_policy_and_budget():
     pop = calibrated_population(CalibratedParams(hosts=3000), seed=0)
-    cfg = SweepConfig(budgets=(0.05, 0.1), seeds=(0, 1), random_repeats=2, reliability_ks=(1, 2))
+    cfg = sweep_config(budgets=(0.05, 0.1), seeds=(0, 1), random_repeats=2, reliability_ks=(1, 2))
     from crawlplan.policies.simulate import run_sweep
 
     out = summarize(run_sweep(pop, cfg))

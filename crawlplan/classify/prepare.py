@@ -4,8 +4,10 @@ check pins, and say loudly what is a demo."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from crawlplan.classify.fasttext_model import ENGINES
 from crawlplan.classify.models import (
     DEMO_WARNING,
     check_pin,
@@ -19,6 +21,33 @@ from crawlplan.classify.models import (
 )
 from crawlplan.classify.registry import ClassifierSpec
 from crawlplan.classify.scoring import ModelRef
+from crawlplan.conf import settings_from
+
+
+@dataclass(frozen=True)
+class ClassifySettings:
+    """Conf section ``classify`` (values and meaning: conf/defaults.yaml)."""
+    models: tuple[str, ...]
+    distribute: str
+    engine: str
+    batch_size: int
+    max_chars: int
+    demo_models_when_missing: str
+
+    @classmethod
+    def from_params(cls, params: dict) -> ClassifySettings:
+        settings = settings_from(cls, params, "classify")
+        if settings.engine not in ENGINES:
+            raise ValueError(f"classify.engine is '{settings.engine}'; expected one of {', '.join(ENGINES)}")
+        return settings
+
+
+def worker_reuse_note(spark) -> str | None:
+    """Spark's ``spark.python.worker.reuse`` (its own default: true) off means every task reloads
+    every model: worth a loud note."""
+    if str(spark.conf.get("spark.python.worker.reuse", "true")).lower() == "false":
+        return "spark.python.worker.reuse is false: every task reloads every model; set it to true"
+    return None
 
 
 def demo_allowed(value, master: str) -> bool:

@@ -22,20 +22,17 @@ from pathlib import Path
 from crawlplan.classify.fasttext_model import preprocess
 from crawlplan.classify.models import DEMO_SUFFIX, DEMO_WARNING, ModelError, cache_path, is_remote
 from crawlplan.classify.registry import ClassifierSpec
-from crawlplan.conf import get
+from crawlplan.conf import section
 from crawlplan.demo.text import labelled_texts
 
 TextsFn = Callable[[str, int, int], list[tuple[str, str]]]
 
 
 def demo_params(conf: dict) -> dict:
-    return {
-        "n": int(get(conf, "classify.demo.docs_per_model", 2000)),
-        "seed": int(get(conf, "classify.demo.seed", 0)),
-        "dim": int(get(conf, "classify.demo.dim", 16)),
-        "epoch": int(get(conf, "classify.demo.epoch", 10)),
-        "bucket": int(get(conf, "classify.demo.bucket", 100000)),
-    }
+    """Conf section ``classify.demo`` as ``train_one``'s arguments (and ``n`` texts per model)."""
+    demo = section(conf, "classify.demo")
+    return {"n": int(demo["docs_per_model"]), "seed": int(demo["seed"]), "dim": int(demo["dim"]),
+            "epoch": int(demo["epoch"]), "bucket": int(demo["bucket"])}
 
 
 def train_one(spec: ClassifierSpec, examples: list[tuple[str, str]], out_path: str, *, seed: int = 0,

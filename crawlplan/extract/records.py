@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from importlib.util import find_spec
 
 from crawlplan import hosts
+from crawlplan.conf import settings_from
 from crawlplan.extract.decode import decode_html
 from crawlplan.extract.language import LANGUAGE_IDS, detect_language
 from crawlplan.extract.text import EXTRACTORS, ExtractionTimeout, extract_text, trafilatura_options
@@ -22,24 +23,28 @@ from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
+_NUMBERS = (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False),
+            ("files_per_partition", True), ("checkpoint_files", True))
+
+
 @dataclass
 class ExtractSettings:
-    reader: str = "warcio"
-    extractor: str = "trafilatura"
-    language_id: str = "cld2"
-    max_payload_bytes: int = 10_000_000
-    timeout_s: float = 30.0
-    min_text_chars: int = 1
-    trafilatura: dict = field(default_factory=lambda: {"favor_precision": True, "include_comments": False})
+    """Conf section ``extract`` (values and meaning: conf/defaults.yaml)."""
+    reader: str
+    extractor: str
+    language_id: str
+    max_payload_bytes: int
+    timeout_s: float
+    min_text_chars: int
+    files_per_partition: int
+    checkpoint_files: int
+    trafilatura: dict
 
     @classmethod
     def from_params(cls, params: dict, check_packages: bool = True) -> ExtractSettings:
-        known = {k: params[k] for k in ("reader", "extractor", "language_id", "max_payload_bytes", "timeout_s",
-                                        "min_text_chars") if k in params}
-        for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
-            if key in known:
-                known[key] = number_setting(f"extract.{key}", known[key], integer)
-        settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")))
+        numbers = {key: number_setting(f"extract.{key}", params[key], integer) for key, integer in _NUMBERS}
+        settings = settings_from(cls, params, "extract", **numbers,
+                                 trafilatura=trafilatura_options(params["trafilatura"]))
         settings.validate(check_packages)
         return settings
 
@@ -51,7 +56,7 @@ class ExtractSettings:
                                     ("language_id", self.language_id, LANGUAGE_IDS)):
             if value not in allowed:
                 raise ValueError(f"unknown extract.{key} '{value}'; choose one of {', '.join(allowed)}")
-        for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
+        for key, integer in _NUMBERS:
             number_setting(f"extract.{key}", getattr(self, key), integer)
         if not check_packages:      # a cluster driver need not have the executors' packages
             return

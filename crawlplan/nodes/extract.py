@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from crawlplan.extract.records import ExtractSettings, number_setting
+from crawlplan.conf import section
+from crawlplan.extract.records import ExtractSettings
 from crawlplan.extract.spark import extract_wide, extract_wide_in_waves, split_outputs
 from crawlplan.warc.listing import resolve_inputs
 
@@ -10,13 +11,12 @@ from crawlplan.warc.listing import resolve_inputs
 def run(ctx):
     local = ctx.spark.sparkContext.master.startswith("local")
     settings = ExtractSettings.from_params(ctx.params, check_packages=local)
-    base = str(ctx.conf.get("inputs", {}).get("warc_base") or "")
+    base = str(section(ctx.conf, "inputs")["warc_base"])
     paths = resolve_inputs(ctx.input("warc_paths"), base=base)
     if not paths:
         raise ValueError("extract: the input names no WARC files")
     ctx.count("warc_files_listed", len(paths))
-    per_task = int(ctx.params.get("files_per_partition", 1))
-    wave_files = number_setting("extract.checkpoint_files", ctx.params.get("checkpoint_files", 0), integer=True)
+    per_task, wave_files = settings.files_per_partition, settings.checkpoint_files
     if not wave_files or len(paths) <= wave_files:
         return split_outputs(extract_wide(ctx.spark, paths, settings, per_task))
     wide, waves, resumed = extract_wide_in_waves(ctx.spark, paths, settings, wave_files=wave_files,

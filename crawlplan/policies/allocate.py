@@ -10,13 +10,14 @@ politeness maximum). Every host gets a ``reason`` so a plan can be audited line 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from crawlplan.conf import settings_from
 from crawlplan.hosts import tld_category, tld_category_column
 from crawlplan.policies import hostdata
 from crawlplan.policies.adaptive import beta_prior, posterior_mean
@@ -29,15 +30,22 @@ POLICIES = ("eb_shrinkage", "sample_then_deepen")
 
 @dataclass(frozen=True)
 class AllocatorConfig:
-    total_budget: int = 1_000_000        # pages to fetch in the next crawl
-    policy: str = "eb_shrinkage"         # eb_shrinkage | sample_then_deepen (raw sampled density)
-    politeness_max: int = 50_000         # most pages one host may get
-    default_cap: int = 1_000             # cap when the host index does not know the host
-    explore_share: float = 0.05          # budget reserved for hosts without a sample
-    explore_pages: int = 3               # pages per explored host (the next sample)
-    min_share_per_language: float = 0.0  # floor for every language present
-    language_floors: dict = field(default_factory=dict)      # language -> share of B
-    tld_category_floors: dict = field(default_factory=dict)  # academic|commercial|... -> share of B
+    """Conf section ``policies.allocate`` (the keys' meaning and defaults: conf/defaults.yaml)."""
+    total_budget: int            # pages to fetch in the next crawl
+    policy: str                  # eb_shrinkage | sample_then_deepen (raw sampled density)
+    politeness_max: int          # most pages one host may get
+    default_cap: int             # cap when the host index does not know the host
+    explore_share: float         # budget reserved for hosts without a sample
+    explore_pages: int           # pages per explored host (the next sample)
+    min_share_per_language: float  # floor for every language present
+    language_floors: dict        # language -> share of B
+    tld_category_floors: dict    # academic|commercial|... -> share of B
+
+    @classmethod
+    def from_params(cls, params: dict) -> AllocatorConfig:
+        cfg = settings_from(cls, params, "policies.allocate")
+        return replace(cfg, language_floors={str(k): float(v) for k, v in cfg.language_floors.items()},
+                       tld_category_floors={str(k): float(v) for k, v in cfg.tld_category_floors.items()})
 
     def __post_init__(self):
         if self.policy not in POLICIES:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from crawlplan.conf import get, load_conf
+from crawlplan.conf import load_conf, section
 from crawlplan.policies import export
 from crawlplan.policies.population import CalibratedParams, calibrated_population
-from crawlplan.policies.simulate import SweepConfig, label_tables, run_sweep, summarize
+from crawlplan.policies.simulate import label_tables, run_sweep, summarize, sweep_config
 from crawlplan.report import figures_hosts
 from crawlplan.report.render import save_png
 from crawlplan.source.plans import load_host_plans
@@ -102,13 +102,10 @@ def markdown(df: pd.DataFrame) -> str:
 
 def cmd_simulate_calibrated(args) -> int:
     conf = load_conf("local")
-    p = get(conf, "policies.simulate", {})
+    p = section(conf, "policies.simulate")
     budgets = tuple(float(x) for x in args.budgets.split(",")) if args.budgets else tuple(p["budgets"])
-    cfg = SweepConfig(budgets=budgets, seeds=tuple(range(args.seeds)), k=int(p["k"]),
-                      sample_shares=tuple(p["sample_shares"]), reliability_ks=tuple(range(1, p["reliability_k_max"] + 1)),
-                      min_remaining=int(p["min_remaining"]), random_repeats=int(p["random_repeats"]),
-                      pilot_hosts=int(p["pilot_hosts"]),
-                      adaptive_groups=args.groups, adaptive_sizes=not args.no_sizes)
+    cfg = sweep_config(p, budgets=budgets, seeds=tuple(range(args.seeds)), adaptive_groups=args.groups,
+                       adaptive_sizes=not args.no_sizes)
     params = CalibratedParams(hosts=args.hosts, group_effect=args.group_effect)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

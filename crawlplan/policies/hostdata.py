@@ -11,14 +11,34 @@ the real pages would be (``population.page_orders``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from crawlplan.conf import settings_from
 from crawlplan.hosts import tld_category
 from crawlplan.policies.population import Population, from_host_table
 from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE, primary_language
+
+
+@dataclass(frozen=True)
+class HostTableSettings:
+    """The keys of ``policies.simulate`` and ``policies.allocate`` that build the host table."""
+    classifier: str
+    threshold: float
+    min_pages: int
+    host_index_crawl: str
+    cc_budget_column: str
+    known_column: str
+    fetched_column: str
+
+    @classmethod
+    def from_params(cls, params: dict, where: str, **derived) -> HostTableSettings:
+        return settings_from(cls, params, where, **derived)
+
 
 SCORE_COLUMNS = ("dclm", "fineweb_edu", "gneissweb_quality", "gneissweb_sci", "gneissweb_edu", "gneissweb_tech",
                  "gneissweb_med", "nemotron_quality", "nemotron_edu", "nemotron_info")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 from pyspark.sql import DataFrame
@@ -18,6 +19,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from crawlplan import storage
+from crawlplan.conf import settings_from
 
 log = logging.getLogger("crawlplan")
 
@@ -146,3 +148,27 @@ def read_markers(spark, out_dir: str) -> list[dict]:
         except ValueError as exc:
             log.warning("report: marker %s is not JSON: %s", name, exc)
     return sorted(markers, key=lambda m: str(m.get("finished_at", "")))
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """Conf section ``report`` (values and meaning: conf/defaults.yaml)."""
+    title: str
+    max_rows: int
+    grid_bins: int
+    max_sites: int
+
+    @classmethod
+    def from_params(cls, params: dict) -> ReportSettings:
+        return settings_from(cls, params, "report")
+
+
+def run_markers(spark, roots: list[str], node: str) -> list[dict]:
+    """The completion markers of the run's other nodes, one per node, oldest first; where several
+    ``roots`` hold a node's marker the first root (the output folder) wins."""
+    by_node: dict[str, dict] = {}
+    for root in reversed(roots):
+        for marker in read_markers(spark, root):
+            if marker.get("node") and marker.get("node") != node:
+                by_node[str(marker["node"])] = marker
+    return sorted(by_node.values(), key=lambda m: str(m.get("finished_at") or ""))

@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from crawlplan.conf import get, load_conf
+from crawlplan.conf import get, load_conf, section
 from crawlplan.schemas import load_schema
 from crawlplan.security import safe_name
 from crawlplan.source.crawl import CrawlSimulator
@@ -73,7 +73,7 @@ def _mirrors(args, conf, params, sites, min_pages):
     if not paths:
         raise FileNotFoundError(f"no WARC files found for {args.warc}")
     return load_mirrors(paths, sites=set(sites) if sites else None,
-                        site_mode=get(conf, "source.site_pages.site_key", "host"),
+                        site_mode=section(conf, "source.site_pages")["site_key"],
                         xpath_classes=feature_mode(params), min_pages=min_pages)
 
 

@@ -11,11 +11,14 @@ graph releases are far larger (millions of documents, ~10^8 hosts) and use distr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from crawlplan.conf import settings_from
 from crawlplan.stats import reference
 from crawlplan.stats.host_stats import union_all
 from crawlplan.stats.ranks import quantiles, spearman_matrix
@@ -25,6 +28,19 @@ CORRELATION_SCHEMA = ("metric string, classifier string, stratum_kind string, st
                       "ci_high double, bootstrap_replicates int")
 METRICS = ("log_hc", "log_pr")
 
+
+
+@dataclass(frozen=True)
+class CorrelationsSettings:
+    """Conf section ``stats.correlations``."""
+    classifiers: tuple[str, ...]
+    bootstrap_replicates: int
+    alpha: float
+    seed: int
+
+    @classmethod
+    def from_params(cls, params: dict) -> CorrelationsSettings:
+        return settings_from(cls, params, "stats.correlations")
 
 def stratified_host_table(host_scores: DataFrame, features: DataFrame, metrics=METRICS) -> DataFrame:
     """One row per (metric, classifier, stratum, host): the host median against the metric.

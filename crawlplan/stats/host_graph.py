@@ -8,11 +8,27 @@ node counts them, and the correlations downstream leave them out.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from crawlplan.conf import settings_from
 from crawlplan.graph import webgraph
 from crawlplan.stats.ranks import spearman_matrix
+
+
+@dataclass(frozen=True)
+class HostGraphSettings:
+    """Conf section ``stats.host_graph``."""
+    base: str
+    degrees: bool
+    previous_release: str
+
+    @classmethod
+    def from_params(cls, params: dict) -> HostGraphSettings:
+        return settings_from(cls, params, "stats.host_graph")
+
 
 RANK_STABILITY_SCHEMA = ("release_a string, release_b string, measure string, common_hosts long, only_a long, "
                          "only_b long, spearman double")

@@ -22,15 +22,40 @@ taken over the hosts of the same crawl and quality source (ties at P90 count as 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from crawlplan.conf import settings_from
 from crawlplan.hosts import tld_category_column
 from crawlplan.stats import reference
 
 GROUP = ("crawl", "source")
 
+
+
+@dataclass(frozen=True)
+class HostQualitySettings:
+    """Conf section ``stats.host_quality``."""
+    crawls: tuple[str, ...]
+    known_columns: tuple[str, ...]
+    fetched_columns: tuple[str, ...]
+    use_host_scores: bool
+    sources: tuple[str, ...]
+    low_coverage: float
+    bin_edges: tuple[float, ...]
+    bootstrap_replicates: int
+    alpha: float
+    seed: int
+
+    @classmethod
+    def from_params(cls, params: dict) -> HostQualitySettings:
+        settings = settings_from(cls, params, "stats.host_quality")
+        if not settings.known_columns or not settings.fetched_columns:
+            raise ValueError("stats.host_quality.known_columns and fetched_columns must name host index columns")
+        return settings
 
 def _sum_cols(cols: list[str]):
     total = None

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from settings_support import extract_settings
 
-from crawlplan.extract.records import ExtractSettings, process_warc_file
+from crawlplan.extract.records import process_warc_file
 from crawlplan.source import features as F
 from crawlplan.stats import reference
 
@@ -68,7 +69,7 @@ def _accounting(rows):
 def test_reader_never_raises_on_mutated_bytes(seed_warc, tmp_path, reader, ops):
     path = tmp_path / f"fuzz-{reader}.warc.gz"
     path.write_bytes(_mutate(seed_warc, ops))
-    rows = list(process_warc_file(str(path), ExtractSettings(reader=reader, extractor="resiliparse",
+    rows = list(process_warc_file(str(path), extract_settings(reader=reader, extractor="resiliparse",
                                                               timeout_s=5)))
     file_row = _accounting(rows)
     assert file_row["responses"] <= 3  # damage never invents more responses than a few phantoms
@@ -79,7 +80,7 @@ def test_reader_never_raises_on_mutated_bytes(seed_warc, tmp_path, reader, ops):
 def test_reader_on_arbitrary_bytes(tmp_path, data):
     path = tmp_path / "arbitrary.warc.gz"
     path.write_bytes(data)
-    _accounting(list(process_warc_file(str(path), ExtractSettings(extractor="resiliparse", timeout_s=5))))
+    _accounting(list(process_warc_file(str(path), extract_settings(extractor="resiliparse", timeout_s=5))))
 
 
 # --- XPath feature extractor ----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Shared by the policy nodes: merged parameters and the host table's inputs."""
+"""Shared by the policy nodes: the host table's inputs (host index crawl, web graph ranks)."""
 
 from __future__ import annotations
 
@@ -9,23 +9,16 @@ from crawlplan.graph.webgraph import read_host_ranks
 from crawlplan.policies import hostdata
 
 
-def params(ctx) -> dict:
-    """The node's conf section (``policies.<node>``) with the node's pipeline params: exactly what
-    the runner fingerprints, so changing any of it reruns the node."""
-    return dict(ctx.params)
-
-
-def host_index_rows(ctx, scores, p: dict):
+def host_index_rows(ctx, scores, table: hostdata.HostTableSettings):
     """One crawl of the host index (or None when no host index is configured)."""
     path = ctx.input("host_index")
     if not path:
         ctx.note("no host index: Common Crawl's ordering and per-host caps are not available")
         return None
-
-    cols = sorted({p["cc_budget_column"], p["known_column"], p["fetched_column"], "url_host_registered_domain",
+    cols = sorted({table.cc_budget_column, table.known_column, table.fetched_column, "url_host_registered_domain",
                    "url_host_tld"})
     index = read_host_index(ctx.spark, path, columns=cols, notes=ctx.notes)
-    crawl = hostdata.pick_crawl(index, scores, str(p.get("host_index_crawl") or ""))
+    crawl = hostdata.pick_crawl(index, scores, table.host_index_crawl)
     ctx.note(f"host index crawl used: {crawl}")
     return index.where(F.col("crawl") == crawl)
 
@@ -35,5 +28,4 @@ def host_ranks(ctx):
     if not path:
         ctx.note("no web graph: HC and PR policies are left out")
         return None
-
     return read_host_ranks(ctx.spark, path)

@@ -9,24 +9,24 @@ files that hold a chosen site. One Spark task per WARC file; per-site work is gr
 
 from __future__ import annotations
 
+from crawlplan.conf import section
 from crawlplan.source import site_pages
 from crawlplan.warc.listing import resolve_inputs
 
 
 def run(ctx):
-    params = ctx.params
-    base = str(ctx.conf.get("inputs", {}).get("warc_base") or "")
+    settings = site_pages.SitePagesSettings.from_params(ctx.params)
+    base = str(section(ctx.conf, "inputs")["warc_base"])
     paths = resolve_inputs(ctx.input("warc_paths"), base=base)
     if not paths:
         raise ValueError("site_pages: the input names no WARC files")
-    site_mode = str(params.get("site_key", "host"))
-    site_pages.check_site_mode(site_mode)
+    site_mode = settings.site_key
     files = site_pages.warc_files(ctx.spark, paths)
-    chosen = [s.lower() for s in (params.get("sites") or [])]
+    chosen = [s.lower() for s in settings.sites]
     counts = site_pages.count_site_pages(files, site_mode).persist()
     for reason, n in site_pages.reject_counts(counts).items():
         ctx.count(f"rejected_{reason}", n)
-    sites = site_pages.choose_sites(counts, chosen, int(params.get("min_pages", 100)))
+    sites = site_pages.choose_sites(counts, chosen, settings.min_pages)
     ctx.count("sites", len(sites))
     if chosen:
         missing = sorted(set(chosen) - sites)
@@ -35,6 +35,6 @@ def run(ctx):
                      f"{', '.join(missing[:10])}")
     if not sites:
         ctx.note("site_pages: no site qualifies (source.site_pages.sites / min_pages); site_pages is empty")
-    pages = site_pages.read_site_pages(files, counts, sites, site_mode, int(params.get("max_pages", 20000)))
+    pages = site_pages.read_site_pages(files, counts, sites, site_mode, settings.max_pages)
     counts.unpersist()
     return {"site_pages": pages}

@@ -13,7 +13,7 @@ from crawlplan.stats import host_graph
 
 
 def run(ctx) -> dict:
-    p = ctx.params
+    settings = host_graph.HostGraphSettings.from_params(ctx.params)
     path = str(ctx.input("web_graph"))
     ranks = webgraph.read_host_ranks(ctx.spark, path)
     bad = webgraph.count_bad_rank_rows(ctx.spark, path)
@@ -21,12 +21,12 @@ def run(ctx) -> dict:
         ctx.count("graph_rank_rows_rejected", bad)
         ctx.note(f"web graph: {bad} rows of the ranks file did not parse and were skipped")
     feats = host_graph.host_features(ctx.spark, ctx.read("host_scores"), ranks, path,
-                                     base=p.get("base") or None, degrees=p.get("degrees", True))
+                                     base=settings.base or None, degrees=settings.degrees)
     hosts, missing = host_graph.graph_coverage(feats)
     ctx.count("hosts", hosts)
     ctx.count("hosts_missing_from_graph", missing)
     if missing:
         ctx.note(f"{missing} of {hosts} scored hosts are not in the web graph; they are excluded "
                  f"from the centrality correlations")
-    stab = host_graph.release_stability(ctx.spark, p.get("previous_release") or "", ranks, path)
+    stab = host_graph.release_stability(ctx.spark, settings.previous_release, ranks, path)
     return {"host_features": feats, "rank_stability": stab}

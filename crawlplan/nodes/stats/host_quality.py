@@ -15,18 +15,17 @@ from crawlplan.stats import host_quality
 
 
 def run(ctx) -> dict:
-    p = ctx.params
-    known_cols = list(p.get("known_columns") or ["nutch_numRecords"])
-    fetched_cols = list(p.get("fetched_columns") or ["fetch_200"])
+    settings = host_quality.HostQualitySettings.from_params(ctx.params)
+    known_cols, fetched_cols = list(settings.known_columns), list(settings.fetched_columns)
     notes: list[str] = []
-    hi = read_host_index(ctx.spark, ctx.input("host_index"), crawls=p.get("crawls") or None,
+    hi = read_host_index(ctx.spark, ctx.input("host_index"), crawls=list(settings.crawls) or None,
                          columns=sorted(set(known_cols + fetched_cols + ["url_host_tld"])), notes=notes)
     for n in notes:
         ctx.note(n)
     cov = host_quality.host_coverage(hi, known_cols, fetched_cols)
     frames = []
-    sources = p.get("sources") or []
-    if p.get("use_host_scores", True):
+    sources = list(settings.sources)
+    if settings.use_host_scores:
         dens = host_quality.density_from_host_scores(ctx.read("host_scores"))
         if sources:
             dens = dens.where(F.col("source").isin(*sources))
@@ -49,12 +48,12 @@ def run(ctx) -> dict:
     hq = hq.persist()
     ctx.count("host_index_hosts", cov.count())
     ctx.count("host_quality_rows", hq.count())
-    edges = [float(x) for x in p.get("bin_edges", [0.0, 0.2, 0.4, 0.6, 0.8, 1.0])]
+    edges = list(settings.bin_edges)
     return {
         "host_quality": hq,
-        "coverage_summary": host_quality.coverage_summary(hq, float(p.get("low_coverage", 0.2)),
-                                               replicates=int(p.get("bootstrap_replicates", 200)),
-                                               seed=int(p.get("seed", 0)), alpha=float(p.get("alpha", 0.05))),
+        "coverage_summary": host_quality.coverage_summary(hq, settings.low_coverage,
+                                                          replicates=settings.bootstrap_replicates,
+                                                          seed=settings.seed, alpha=settings.alpha),
         "coverage_bins": host_quality.coverage_bins(hq, edges, edges),
         "missed_by_tld": host_quality.missed_by_tld(hq),
     }
