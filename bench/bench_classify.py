@@ -4,7 +4,7 @@ files, same texts, one run.
 
     .venv/bin/python bench/bench_classify.py [--docs N] [--cores 1] [--dim 100]
 
-Corpus: the main text of /work/shared/data/realpages/realpages.warc.gz (1,171 real pages),
+Corpus: the main text of ../shared/data/realpages/realpages.warc.gz from the project root (1,171 real pages),
 extracted once with trafilatura and cached in bench/results/. Models: the ten registry entries
 trained as demo models with a larger dimension (real files cannot be downloaded here), stored
 in bench/results/models under the registry names and read by all three contenders.
