@@ -25,6 +25,7 @@ _DOMAIN_CLIS = (
     "crawlplan.source.cli",
     "crawlplan.ops.cli",
     "crawlplan.stats.cli",
+    "crawlplan.crawlers.cli",
 )
 
 def prepare_default_inputs(conf: dict, echo=print) -> dict:

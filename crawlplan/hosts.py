@@ -5,6 +5,12 @@
 - documents carry the plain host from the URL: ``www.blog.example.com``
 
 The mapping between the first two is exact (``,`` <-> ``.``) because host labels contain neither.
+
+The project's key (``rev_host``, ``surt_host_name``) drops one leading ``www.`` label, as Common
+Crawl's host-level web graphs did from 2017 to 2025. Releases from 2026 on keep it
+(commoncrawl/cc-pyspark#56, #57): ``www.example.com`` is the node ``com.example.www`` there, next
+to ``com.example``. ``graph_host_name`` and ``rev_host_from_graph`` translate between a document's
+host and a release's name under either convention (``WWW_STRIPPED`` / ``WWW_KEPT``).
 """
 
 from __future__ import annotations
@@ -45,6 +51,38 @@ def surt_host(host: str) -> str:
 def rev_host(host: str) -> str:
     """``www.blog.example.com`` -> ``com.example.blog`` (web graph form)."""
     return ".".join(reversed(strip_www(host.lower().rstrip(".")).split(".")))
+
+
+WWW_STRIPPED = "stripped"
+WWW_KEPT = "kept"
+WWW_CONVENTIONS = (WWW_STRIPPED, WWW_KEPT)
+
+
+def has_www_label(rev: str) -> bool:
+    """``com.example.www`` (``www.example.com``) but not ``com.www`` (``www.com``): the names a
+    www-stripping release cannot produce except for ``www.www.`` hosts."""
+    return rev.endswith(".www") and rev.count(".") >= 2
+
+
+def graph_host_name(host: str, convention: str) -> str:
+    """The reversed name a web graph release of ``convention`` gives the plain ``host``."""
+    if convention == WWW_STRIPPED:
+        return rev_host(host)
+    if convention == WWW_KEPT:
+        return ".".join(reversed(host.lower().rstrip(".").split(".")))
+    raise ValueError(f"www convention must be one of {WWW_CONVENTIONS}, got {convention!r}")
+
+
+def rev_host_from_graph(name: str, convention: str) -> str:
+    """A release's reversed host name to the project's ``rev_host``: under ``WWW_KEPT`` the leading
+    ``www`` label goes (as for documents); under ``WWW_STRIPPED`` it already went, so a remaining
+    one belongs to a ``www.www.`` host and stays."""
+    name = name.strip().lower().lstrip(".")
+    if convention == WWW_STRIPPED:
+        return name
+    if convention == WWW_KEPT:
+        return rev_host(rev_to_host(name))
+    raise ValueError(f"www convention must be one of {WWW_CONVENTIONS}, got {convention!r}")
 
 
 def surt_to_rev(surt: str) -> str:

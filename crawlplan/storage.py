@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import uuid
 
+from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
@@ -119,7 +120,14 @@ def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "
 def read_dataset(spark: SparkSession, dataset: str, path: str) -> DataFrame:
     """Read a declared dataset, keeping exactly the schema's columns in the schema's order."""
     schema = load_schema(dataset)
-    df = spark.read.parquet(path)
+    try:
+        df = spark.read.parquet(path)
+    except AnalysisException as exc:
+        # a dataset written empty (e.g. partitioned, no rows) has no file to infer a schema from:
+        # it is still that dataset, with no rows
+        if "UNABLE_TO_INFER_SCHEMA" not in str(exc):
+            raise
+        return spark.createDataFrame([], schema.struct())
     check_schema(df.select(*[c for c in df.columns if c in schema.names]).schema, schema,
                  context=f"reading {path}")
     return df.select(*schema.names)

@@ -28,13 +28,17 @@ def plan():
                                                         language_floors={"de": 0.1}))
 
 
+def _bytes(path):
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())} if path.is_dir() else path.read_bytes()
+
+
 def test_all_formats_are_deterministic(plan, tmp_path):
     shuffled = plan.sample(frac=1, random_state=1)
     for fmt in export.FORMATS:
         a = export.write(plan, fmt, tmp_path / f"a.{fmt}")
         b = export.write(shuffled, fmt, tmp_path / f"b.{fmt}")
-        assert a.read_bytes() == b.read_bytes(), fmt
-        assert a.stat().st_size > 0
+        assert _bytes(a) == _bytes(b), fmt
+        assert a.is_dir() == (fmt in export.CRAWLER_FORMATS)
 
 
 def test_csv_and_jsonl_content(plan, tmp_path):
@@ -57,15 +61,16 @@ def test_parquet_round_trip(plan, tmp_path):
 
 
 def test_nutch_seed_lines(plan, tmp_path):
-    text = export.write(plan, "nutch", tmp_path / "seeds.txt").read_text()
+    text = (export.write(plan, "nutch", tmp_path / "nutch") / "seeds.txt").read_text()
     lines = text.splitlines()
     assert len(lines) == int((plan.allocated_pages > 0).sum())
-    pattern = re.compile(r"^https://[a-z0-9.\-]+/(\t[a-z.]+=[^\t]+)+$")
+    pattern = re.compile(r"^https://[a-z0-9.\-]+/(\t[A-Za-z.]+=[^\t]+)+$")
     assert all(pattern.match(line) for line in lines)
     by_url = {line.split("\t")[0]: dict(kv.split("=", 1) for kv in line.split("\t")[1:]) for line in lines}
     assert "https://blog.beispiel.de/" in by_url
     meta = by_url["https://news.co.uk/"] if "https://news.co.uk/" in by_url else next(iter(by_url.values()))
-    assert set(meta) == {"nutch.score", "crawlplan.budget", "crawlplan.rank", "crawlplan.policy", "crawlplan.reason"}
+    assert set(meta) == {"nutch.score", "nutch.fetchInterval", "crawlplan.budget", "crawlplan.rank", "crawlplan.policy",
+                         "crawlplan.reason", "crawlplan.seed"}
     total = sum(int(m["crawlplan.budget"]) for m in by_url.values())
     assert total == plan.allocated_pages.sum()
     assert export.seed_url("com,example", "http") == "http://example.com/"
@@ -79,7 +84,8 @@ def test_cli_writes_all_formats(plan, tmp_path):
     pq.write_table(pa.Table.from_pandas(plan, preserve_index=False), src / "part-0.parquet")
     assert main(["export", "budgets", "--input", str(src), "--format", "all", "--out", str(tmp_path / "x")]) == 0
     names = sorted(p.name for p in (tmp_path / "x").iterdir())
-    assert names == ["budgets.csv", "budgets.jsonl", "budgets.parquet", "seeds.txt"]
+    assert names == ["budgets.csv", "budgets.jsonl", "budgets.parquet", "cc-nutch", "heritrix", "nutch", "urlfrontier"]
+    assert (tmp_path / "x" / "heritrix" / "crawlplan-sheets.cxml").is_file()
     assert main(["export", "budgets", "--input", str(tmp_path / "missing"), "--format", "csv",
                  "--out", str(tmp_path / "y.csv")]) == 2
 
@@ -110,7 +116,11 @@ def test_within_host_plans_travel_with_the_budgets(plan, tmp_path):
     assert rows["org,wiki"]["within_host_plan"][0]["expected_share"] == 0.5
     assert rows["uk,co,news"]["within_host_plan"] == []
     assert "within_host_plan" in export.write(with_plans, "csv", tmp_path / "p.csv").read_text().splitlines()[0]
-    seeds = export.write(with_plans, "nutch", tmp_path / "s.txt").read_text()
-    assert any("crawlplan.plan=[" in line for line in seeds.splitlines() if line.startswith("https://example.com/"))
+    patterns = {("www.example.com", 1): {"url_pattern": r"^https?://www\.example\.com/t/\d+[^/]*$",
+                                         "seed_urls": ["https://www.example.com/t/1-a"]}}
+    with_urls = export.attach_plans(plan, plans, top=5, patterns=patterns)
+    seeds = (export.write(with_urls, "nutch", tmp_path / "n") / "seeds.txt").read_text().splitlines()
+    cluster = [line for line in seeds if line.startswith("https://www.example.com/t/1-a\t")]
+    assert len(cluster) == 1 and "crawlplan.seed=cluster" in cluster[0] and "crawlplan.budget=" in cluster[0]
     assert export.write(with_plans, "csv", tmp_path / "a.csv").read_bytes() == \
         export.write(with_plans.sample(frac=1, random_state=2), "csv", tmp_path / "b.csv").read_bytes()

@@ -122,3 +122,19 @@ def test_dns_captures_are_counted_as_no_web_host_not_as_unsafe_names(shared_data
     assert dns > 0 and rejects["no_web_host"] == dns
     assert rejects["unsafe_site_name"] == 0
     assert "" not in got and "www.archive.org" in got
+
+
+@pytest.mark.spark
+def test_no_site_qualifies_gives_empty_sitemaps_not_a_crash(spark, warc, tmp_path):
+    """A crawl without any site of min_pages (a small re-crawl) writes an empty site_pages, which
+    has no Parquet file to infer a schema from; sitemaps must read it as empty."""
+    from crawlplan import storage
+    from crawlplan.nodes.source import site_pages, sitemaps
+
+    ctx = _ctx(spark, tmp_path, "site_pages", {"site_key": "host", "sites": [], "min_pages": 10_000,
+                                               "max_pages": 1000}, {"warc_paths": warc})
+    assert storage.write_dataset(site_pages.run(ctx)["site_pages"], "site_pages", str(tmp_path)) == 0
+    assert storage.read_dataset(spark, "site_pages", str(tmp_path / "site_pages")).count() == 0
+    params = {"method": "default", "train_size": 1000, "cv": False, "plan_top": 10, "site_types": {}}
+    out = sitemaps.run(_ctx(spark, tmp_path, "sitemaps", params))
+    assert all(df.count() == 0 for df in out.values())

@@ -14,23 +14,41 @@ from crawlplan.policies.population import CalibratedParams, calibrated_populatio
 from crawlplan.policies.simulate import label_tables, run_sweep, summarize, sweep_config
 from crawlplan.report import figures_hosts
 from crawlplan.report.render import save_png
-from crawlplan.source.plans import load_host_plans
 
 COMPARED = ("uniform", "hc_depth", "sample_then_deepen", "eb_adaptive")
 
 
 def register(subparsers) -> None:
-    ex = subparsers.add_parser("export", help="export a dataset for crawlers (budgets: csv, parquet, jsonl, nutch)")
+    ex = subparsers.add_parser("export", help="export a dataset for crawlers (budgets: tables and native crawler files)")
     ex_sub = ex.add_subparsers(dest="export_what", required=True)
-    b = ex_sub.add_parser("budgets", help="write the budgets dataset as csv | parquet | jsonl | nutch seed lines")
+    b = ex_sub.add_parser("budgets", help="write the budgets dataset as a table (csv | parquet | jsonl) or as the "
+                                          "native files of a crawler (heritrix | cc-nutch | nutch | urlfrontier)")
     b.add_argument("--input", default="out/budgets", help="budgets dataset folder (default out/budgets)")
-    b.add_argument("--format", required=True, choices=["csv", "parquet", "jsonl", "nutch", "all"])
-    b.add_argument("--out", required=True, help="output file, or a folder (required for --format all)")
-    b.add_argument("--scheme", default="https", help="URL scheme of Nutch seed lines (default https)")
+    b.add_argument("--format", required=True, choices=[*export.FORMATS, "all"],
+                   help="csv | parquet | jsonl: one file; heritrix | cc-nutch | nutch | urlfrontier: a folder; "
+                        "all: every format into --out")
+    b.add_argument("--out", required=True, help="output file (tables) or folder (crawler formats, all)")
+    b.add_argument("--scheme", default="https", help="URL scheme of seed URLs (default https)")
     b.add_argument("--plans", default=None,
                    help="host_plans dataset (SOUrCe within-host plans) to attach per host; default: the "
                         "host_plans folder beside --input when it exists; 'none' to leave them out")
+    b.add_argument("--page-clusters", default=None,
+                   help="page_clusters dataset: URL patterns and seed URLs of the planned clusters; default: "
+                        "the page_clusters folder beside --input when it exists; 'none' to leave them out")
+    b.add_argument("--sitemaps", default=None,
+                   help="sitemaps dataset: where each plan row's links lead (navigation table); default: the "
+                        "sitemaps folder beside --input when it exists; 'none' to leave it out")
     b.add_argument("--plan-top", type=int, default=5, help="plan rows kept per host (default 5)")
+    b.add_argument("--segments", type=int, default=1,
+                   help="cc-nutch / nutch: segments per generate call (limits are per segment; default 1)")
+    b.add_argument("--fetch-interval", type=int, default=2_592_000,
+                   help="nutch.fetchInterval of the seeds in seconds (default 2592000, Nutch's 30 days)")
+    b.add_argument("--precedence-levels", type=int, default=8,
+                   help="heritrix: queue precedence bands the host ranks are cut into (default 8)")
+    b.add_argument("--partition-pages", type=int, default=100_000,
+                   help="cc-nutch: pages per fetcher partition of one domain (default 100000)")
+    b.add_argument("--crawl-id", default="", help="urlfrontier: crawlID of the items and limits (default: none)")
+    b.add_argument("--hostdb", default="crawl/hostdb", help="nutch: HostDB path for generate.hostdb")
     b.set_defaults(func=cmd_export_budgets)
 
     sim = subparsers.add_parser("simulate", help="crawl-policy simulations outside the DAG")
@@ -52,20 +70,23 @@ def register(subparsers) -> None:
 
 
 def cmd_export_budgets(args) -> int:
-    df = export.read_budgets(args.input)
-    plans_path = args.plans if args.plans is not None else str(Path(args.input).parent / "host_plans")
-    if plans_path != "none" and Path(plans_path).exists():
-        df = export.attach_plans(df, load_host_plans(plans_path), top=args.plan_top)
-        print(f"within-host plans from {plans_path}: {int((df[export.PLAN_COLUMN] != '').sum())} hosts")
-    elif args.plans not in (None, "none"):
-        raise FileNotFoundError(f"no host_plans dataset at {plans_path}")
+    settings = export.ExportSettings(scheme=args.scheme, segments=args.segments, fetch_interval=args.fetch_interval,
+                                     precedence_levels=args.precedence_levels, partition_pages=args.partition_pages,
+                                     crawl_id=args.crawl_id, hostdb=args.hostdb)
+    df, used = export.read_budgets_with_plans(args.input, plans=args.plans, page_clusters=args.page_clusters,
+                                              sitemaps=args.sitemaps, top=args.plan_top)
+    if used:
+        print(f"within-host plans for {int((df[export.PLAN_COLUMN] != '').sum())} hosts from "
+              + ", ".join(str(p) for p in used.values()))
     formats = export.FORMATS if args.format == "all" else (args.format,)
     out = Path(args.out)
     if args.format == "all":
         out.mkdir(parents=True, exist_ok=True)
+    hosts = int((df.allocated_pages > 0).sum())
     for fmt in formats:
-        path = export.write(df, fmt, out, scheme=args.scheme)
-        print(f"{fmt}: {path} ({len(df) if fmt != 'nutch' else int((df.allocated_pages > 0).sum())} hosts)")
+        target = out / fmt if args.format == "all" and fmt in export.CRAWLER_FORMATS else out
+        path = export.write(df, fmt, target, settings=settings)
+        print(f"{fmt}: {path} ({len(df) if fmt in export.TABLE_FORMATS else hosts} hosts)")
     return 0
 
 

@@ -1,24 +1,24 @@
-"""Export the ``budgets`` dataset for people and crawlers: CSV, Parquet, JSON lines, Nutch seeds.
+"""Export the ``budgets`` dataset for people and crawlers: one budget, many outputs.
 
-Exports are byte-for-byte deterministic for the same dataset: rows in rank order (then host),
-fixed column order, fixed float formatting, ``\\n`` line ends, so a plan can be diffed and
+Tables (CSV, Parquet, JSON lines) carry every row; the crawler formats (``heritrix``,
+``cc-nutch``, ``nutch``, ``urlfrontier``: folders of native files, crawlplan/policies/exports/)
+carry each host's page budget and rank in the setting the crawler itself enforces. All are
+written from the same canonical rows, byte-for-byte deterministic: rows in rank order (then
+host), fixed column order, fixed float formatting, ``\\n`` line ends, so a plan can be diffed and
 checksummed between runs.
 
-Nutch seed lines follow the Injector's format: ``URL<TAB>key=value<TAB>...``. ``nutch.score``
-sets the injected CrawlDatum's score (the generator's priority); the ``crawlplan.*`` keys land in
-the CrawlDatum metadata where a scoring or generator plugin can read the per-host page budget.
-Only hosts with a budget are written.
-
 Hosts with a SOUrCe sitemap can carry their within-host plan (``host_plans``: ranked (cluster,
-Apath) link patterns with the expected share of wanted pages), so a crawler spends each host's
-budget on the page types that matter: column ``within_host_plan`` (a JSON list) in every format,
-``crawlplan.plan=`` in Nutch seed metadata.
+Apath) link patterns with the expected share of wanted pages, plus, from ``page_clusters``, a URL
+regex and seed URLs of each preferred cluster), so a crawler spends each host's budget on the
+page types that matter: column ``within_host_plan`` (a JSON list) in the tables; seed URLs,
+URL-path sheets or metadata in the crawler formats.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -27,23 +27,121 @@ import pyarrow.parquet as pq
 
 from crawlplan.hosts import rev_to_host, surt_host, surt_to_rev
 from crawlplan.policies.allocate import BUDGET_COLUMNS
+from crawlplan.source.plans import cluster_url_patterns, load_host_plans
 
-FORMATS = ("csv", "parquet", "jsonl", "nutch")
-_EXT = {"csv": "budgets.csv", "parquet": "budgets.parquet", "jsonl": "budgets.jsonl", "nutch": "seeds.txt"}
+TABLE_FORMATS = ("csv", "parquet", "jsonl")
+CRAWLER_FORMATS = ("heritrix", "cc-nutch", "nutch", "urlfrontier")
+FORMATS = TABLE_FORMATS + CRAWLER_FORMATS
+_EXT = {"csv": "budgets.csv", "parquet": "budgets.parquet", "jsonl": "budgets.jsonl"}
+_FILE_SUFFIXES = {".txt", ".xml", ".cxml", ".csv", ".json", ".jsonl", ".parquet"}
 _INT = ("sample_size", "allocated_pages", "rank")
 _FLOAT = ("sampled_density", "estimate")
 PLAN_COLUMN = "within_host_plan"
 
 
-def attach_plans(df: pd.DataFrame, plans: pd.DataFrame, top: int = 5) -> pd.DataFrame:
-    """Add ``within_host_plan``: the host's first ``top`` plan rows as compact JSON ('' if none)."""
+@dataclass(frozen=True)
+class ExportSettings:
+    """What the crawler formats need beyond the budget rows (every field has a CLI option)."""
+    scheme: str = "https"                 # scheme of seed URLs rebuilt from host keys
+    segments: int = 1                     # cc-nutch / nutch: segments one generate call writes
+    fetch_interval: int = 2_592_000       # nutch.fetchInterval of seeds, seconds (Nutch's 30-day default)
+    precedence_levels: int = 8            # heritrix: queue precedence bands (1 = first), hosts by rank
+    partition_pages: int = 100_000        # cc-nutch: pages per fetcher partition of a domain
+    crawl_id: str = ""                    # urlfrontier: crawlID ('' = the frontier's default crawl)
+    hostdb: str = "crawl/hostdb"          # nutch: HostDB path for generate.hostdb
+
+    def __post_init__(self):
+        if self.segments < 1 or self.precedence_levels < 1 or self.partition_pages < 1:
+            raise ValueError("segments, precedence_levels and partition_pages must be >= 1")
+        if self.precedence_levels > 250:
+            raise ValueError("precedence_levels must stay below Heritrix's precedence floor (255)")
+        if self.scheme not in ("http", "https"):
+            raise ValueError(f"scheme must be http or https, got {self.scheme!r}")
+
+
+def attach_plans(df: pd.DataFrame, plans: pd.DataFrame, top: int = 5,
+                 patterns: dict[tuple[str, int], dict] | None = None,
+                 navigation: dict[tuple[str, int, str], dict[int, float]] | None = None) -> pd.DataFrame:
+    """Add ``within_host_plan``: the host's first ``top`` plan rows as compact JSON ('' if none).
+
+    A plan row names where to follow links (pages of ``cluster``, anchors at ``apath``) and the
+    share of wanted pages behind them. Crawlers act on URLs, so ``patterns``
+    (``crawlplan.source.plans.cluster_url_patterns`` of ``page_clusters``) adds the URL regex and
+    seed URLs of that hub cluster, and ``navigation`` (the sitemaps' navigation table:
+    (site, cluster, apath) -> {target cluster: weight}) adds ``targets``: the clusters those
+    links lead to (share >= 0.2 of the links), with their URL regex and seed URLs.
+    """
     keyed: dict[str, str] = {}
     for site, rows in plans.sort_values(["site", "rank"]).groupby("site", sort=True):
-        items = [{"rank": int(r.rank), "cluster": int(r.cluster), "apath": str(r.apath),
-                  "expected_share": round(float(r.expected_share), 6)} for r in rows.head(top).itertuples()]
+        items = []
+        for r in rows.head(top).itertuples():
+            item = {"rank": int(r.rank), "cluster": int(r.cluster), "apath": str(r.apath),
+                    "expected_share": round(float(r.expected_share), 6)}
+            if patterns is not None:
+                found = patterns.get((str(site), int(r.cluster)), {})
+                item["url_pattern"] = found.get("url_pattern")
+                item["seed_urls"] = list(found.get("seed_urls", []))
+                row = (navigation or {}).get((str(site), int(r.cluster), str(r.apath)), {})
+                total = sum(row.values())
+                item["targets"] = [
+                    {"cluster": int(c), "share": round(w / total, 4),
+                     "url_pattern": patterns.get((str(site), int(c)), {}).get("url_pattern"),
+                     "seed_urls": list(patterns.get((str(site), int(c)), {}).get("seed_urls", []))}
+                    for c, w in sorted(row.items(), key=lambda kv: (-kv[1], kv[0]))
+                    if c != -1 and total > 0 and w / total >= 0.2][:3]
+            items.append(item)
         keyed[surt_host(str(site))] = json.dumps(items, ensure_ascii=False, separators=(",", ":"))
     out = canonical(df)
     out[PLAN_COLUMN] = out["surt_host_name"].map(keyed).fillna("")
+    return out
+
+
+def _beside(given: str | None, budgets: Path, name: str) -> Path | None:
+    """An explicit dataset path (must exist), 'none', or the dataset of that name beside the budgets."""
+    if given == "none":
+        return None
+    path = Path(given) if given is not None else budgets.parent / name
+    if not path.exists():
+        if given is not None:
+            raise FileNotFoundError(f"no {name} dataset at {path}")
+        return None
+    return path
+
+
+def read_budgets_with_plans(budgets: str | Path, *, plans: str | None = None, page_clusters: str | None = None,
+                            sitemaps: str | None = None, top: int = 5) -> tuple[pd.DataFrame, dict[str, Path]]:
+    """The budgets with their within-host plans attached, as every export writes them.
+
+    Each of ``plans`` (host_plans), ``page_clusters`` and ``sitemaps`` is a path, 'none', or
+    None for the dataset of that name beside ``budgets`` when it exists. Returns the rows and
+    the datasets used.
+    """
+    budgets = Path(budgets)
+    df = read_budgets(budgets)
+    used: dict[str, Path] = {}
+    plans_path = _beside(plans, budgets, "host_plans")
+    if plans_path is None:
+        return df, used
+    used["host_plans"] = plans_path
+    patterns = navigation = None
+    clusters_path = _beside(page_clusters, budgets, "page_clusters")
+    if clusters_path is not None:
+        used["page_clusters"] = clusters_path
+        patterns = cluster_url_patterns(pd.read_parquet(clusters_path, columns=["site", "url", "cluster"]))
+    sitemaps_path = _beside(sitemaps, budgets, "sitemaps")
+    if sitemaps_path is not None:
+        used["sitemaps"] = sitemaps_path
+        navigation = plan_navigation(pd.read_parquet(sitemaps_path, columns=["site", "navigation"]))
+    return attach_plans(df, load_host_plans(plans_path), top=top, patterns=patterns, navigation=navigation), used
+
+
+def plan_navigation(sitemaps: pd.DataFrame) -> dict[tuple[str, int, str], dict[int, float]]:
+    """(site, cluster, apath) -> {target cluster: weight} from the ``sitemaps`` dataset."""
+    out: dict[tuple[str, int, str], dict[int, float]] = {}
+    for site, nav in zip(sitemaps["site"].astype(str), sitemaps["navigation"]):
+        for e in nav if nav is not None else []:
+            row = out.setdefault((site, int(e["cluster"]), str(e["apath"])), {})
+            row[int(e["to_cluster"])] = row.get(int(e["to_cluster"]), 0.0) + float(e["weight"])
     return out
 
 
@@ -122,32 +220,58 @@ def seed_url(surt_host_name: str, scheme: str = "https") -> str:
     return f"{scheme}://{rev_to_host(surt_to_rev(surt_host_name))}/"
 
 
-def to_nutch(df: pd.DataFrame, scheme: str = "https") -> str:
-    lines = []
-    for row in df[df.allocated_pages > 0].itertuples(index=False):
-        meta = [f"nutch.score={float(row.estimate):.6f}", f"crawlplan.budget={int(row.allocated_pages)}",
-                f"crawlplan.rank={int(row.rank)}", f"crawlplan.policy={row.policy}",
-                f"crawlplan.reason={str(row.reason).replace(chr(9), ' ')}"]
-        plan = getattr(row, PLAN_COLUMN, "")
-        if plan:
-            meta.append(f"crawlplan.plan={plan.replace(chr(9), ' ')}")
-        lines.append("\t".join([seed_url(row.surt_host_name, scheme), *meta]))
-    return "\n".join(lines) + ("\n" if lines else "")
+def plan_items(row) -> list[dict]:
+    """A budget row's within-host plan as a list (empty when it has none)."""
+    text = getattr(row, PLAN_COLUMN, "") if not isinstance(row, dict) else row.get(PLAN_COLUMN, "")
+    return json.loads(text) if isinstance(text, str) and text else []
 
 
-def write(df: pd.DataFrame, fmt: str, out: str | Path, scheme: str = "https") -> Path:
-    """Write one format to ``out`` (a file; a folder gets the default file name)."""
+def cluster_seeds(row, root: str) -> list[tuple[str, dict]]:
+    """(seed URL, plan item) of a host's preferred clusters - the wanted pages the links lead to
+    first, then the pages the links are on - each URL once and never the root."""
+    seen, out = {root}, []
+    for item in plan_items(row):
+        urls = [u for t in item.get("targets") or [] for u in t.get("seed_urls") or []]
+        for url in urls + list(item.get("seed_urls") or []):
+            if url not in seen:
+                seen.add(url)
+                out.append((url, item))
+    return out
+
+
+def crawl_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows a crawler format carries: hosts with pages to fetch, in rank order.
+
+    No crawler can express "zero pages" as a cap (Heritrix aside, a zero limit means *no* limit
+    in Nutch's generator and URLFrontier), so hosts without a budget are left out of the seeds."""
+    return canonical(df).pipe(lambda d: d[d.allocated_pages > 0]).reset_index(drop=True)
+
+
+def write(df: pd.DataFrame, fmt: str, out: str | Path, scheme: str = "https",
+          settings: ExportSettings | None = None) -> Path:
+    """Write one format to ``out``: a file for a table format (a folder gets the default file
+    name), a folder for a crawler format. Returns the file or folder written."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format '{fmt}'; known: {', '.join(FORMATS)}")
+    settings = settings or ExportSettings(scheme=scheme)
     out = Path(out)
+    df = canonical(df)
+    if fmt in CRAWLER_FORMATS:
+        from crawlplan.policies.exports import render  # the crawler formats import this module back
+
+        if (out.exists() and not out.is_dir()) or (not out.exists() and out.suffix in _FILE_SUFFIXES):
+            raise ValueError(f"--format {fmt} writes a folder of files; {out} is (or names) a file")
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in render(fmt, df, settings).items():
+            (out / name).write_text(text, encoding="utf-8", newline="\n")
+        return out
     if out.is_dir():
         out = out / _EXT[fmt]
     out.parent.mkdir(parents=True, exist_ok=True)
-    df = canonical(df)
     if fmt == "parquet":
         table = pa.Table.from_pandas(df, preserve_index=False)
         pq.write_table(table, out, compression="zstd", write_statistics=True)
     else:
-        text = {"csv": to_csv, "jsonl": to_jsonl}.get(fmt, lambda d: to_nutch(d, scheme))(df)
+        text = {"csv": to_csv, "jsonl": to_jsonl}[fmt](df)
         out.write_text(text, encoding="utf-8", newline="\n")
     return out

@@ -49,6 +49,7 @@ class HostQualitySettings:
     bootstrap_replicates: int
     alpha: float
     seed: int
+    www_convention: str
 
     @classmethod
     def from_params(cls, params: dict) -> HostQualitySettings:

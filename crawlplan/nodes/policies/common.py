@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 
 from crawlplan.graph.hostindex import read_host_index
-from crawlplan.graph.webgraph import read_host_ranks
+from crawlplan.graph.webgraph import read_host_ranks, release_convention
 from crawlplan.policies import hostdata
 
 
@@ -28,4 +28,6 @@ def host_ranks(ctx):
     if not path:
         ctx.note("no web graph: HC and PR policies are left out")
         return None
-    return read_host_ranks(ctx.spark, path)
+    convention = release_convention(ctx.spark, path)
+    ctx.note(f"web graph: {convention.describe()}")
+    return read_host_ranks(ctx.spark, path, convention=convention)

@@ -19,7 +19,8 @@ def run(ctx) -> dict:
     known_cols, fetched_cols = list(settings.known_columns), list(settings.fetched_columns)
     notes: list[str] = []
     hi = read_host_index(ctx.spark, ctx.input("host_index"), crawls=list(settings.crawls) or None,
-                         columns=sorted(set(known_cols + fetched_cols + ["url_host_tld"])), notes=notes)
+                         columns=sorted(set(known_cols + fetched_cols + ["url_host_tld"])), notes=notes,
+                         www_convention=settings.www_convention)
     for n in notes:
         ctx.note(n)
     cov = host_quality.host_coverage(hi, known_cols, fetched_cols)

@@ -1,0 +1,199 @@
+"""Apache Nutch and Common Crawl's Nutch fork: seed lines, generator properties, domain limits.
+
+Seeds use the Injector's syntax (``URL<TAB>key=value...``): ``nutch.score`` (the generator
+sorts by it, so it encodes the rank), ``nutch.fetchInterval`` (seconds) and ``crawlplan.*``
+metadata, which stays in the CrawlDatum metadata across fetches and updates.
+
+Apache Nutch (>= 1.14, NUTCH-2368) caps hosts through the HostDB: ``updatehostdb`` with
+``hostdb.numeric.fields=crawlplan.budget`` turns the fetched pages' metadata into the host's
+``max.crawlplan.budget``; ``generate -hostdb`` evaluates ``generate.max.count.expr`` per host
+with that value and the HostDB's counts in scope. The expression here subtracts what the host
+already spent, so the cap holds over the whole crawl, not per generate cycle.
+
+Common Crawl's fork (Generator2, ``generate.count.mode=domain``) reads
+``generate.domain.limits.file``: per registered domain, URLs per segment, URLs per host per
+segment, hosts, partitions. Its totals are the per-segment figures times the number of segments.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import SimpleNamespace
+from xml.sax.saxutils import escape
+
+import pandas as pd
+
+from crawlplan.hosts import rev_to_host, surt_host, surt_to_rev
+from crawlplan.policies.export import cluster_seeds, crawl_rows, seed_url
+
+SEEDS = "seeds.txt"
+SITE_XML = "nutch-site.xml"
+LIMITS = "generate-domain-limits.txt"
+BUDGET_KEY = "crawlplan.budget"
+RANK_KEY = "crawlplan.rank"
+# Spent pages in the HostDB's counts (HostDatum); what is left is the budget minus these.
+_SPENT = "fetched - notModified - gone - redirTemp - redirPerm"
+
+
+def _clean(text) -> str:
+    return str(text).replace("\t", " ").replace("\n", " ")
+
+
+def host_score(position: int, n: int) -> float:
+    """The rank as a seed score in (0, 1]: the generator sorts by score, best first. Nine
+    significant digits keep a million ranks apart (CrawlDatum stores a float32)."""
+    return float(f"{(n - position + 1) / n:.9g}")
+
+
+def seed_lines(df: pd.DataFrame, settings) -> list[str]:
+    """One line per host (its root), then the seed URLs of its preferred clusters."""
+    rows = crawl_rows(df)
+    n = len(rows)
+    lines = []
+    for pos, row in enumerate(rows.itertuples(index=False), start=1):
+        score = host_score(pos, n)
+        meta = [f"nutch.score={score!r}", f"nutch.fetchInterval={int(settings.fetch_interval)}",
+                f"{BUDGET_KEY}={int(row.allocated_pages)}", f"{RANK_KEY}={int(row.rank)}",
+                f"crawlplan.policy={_clean(row.policy)}", f"crawlplan.reason={_clean(row.reason)}"]
+        root = seed_url(row.surt_host_name, settings.scheme)
+        lines.append("\t".join([root, *meta, "crawlplan.seed=host"]))
+        for url, item in cluster_seeds(row, root):
+            # Within the host the cap keeps the count; a higher score makes the generator take
+            # the preferred clusters' pages first.
+            boosted = float(f"{score * (1 + float(item['expected_share'])):.9g}")
+            lines.append("\t".join([url, f"nutch.score={boosted!r}", *meta[1:4],
+                                    f"crawlplan.cluster={int(item['cluster'])}", "crawlplan.seed=cluster"]))
+    return lines
+
+
+def _properties(props: list[tuple[str, str, str]]) -> str:
+    out = ['<?xml version="1.0"?>', '<?xml-stylesheet type="text/xsl" href="configuration.xsl"?>',
+           "<!-- crawlplan: merge these properties into conf/nutch-site.xml -->", "<configuration>"]
+    for name, value, doc in props:
+        out += ["<property>", f"  <name>{escape(name)}</name>", f"  <value>{escape(value)}</value>",
+                f"  <description>{escape(doc)}</description>", "</property>"]
+    return "\n".join(out + ["</configuration>"]) + "\n"
+
+
+def max_count_expr(segments: int) -> str:
+    """JEXL for generate.max.count.expr: the host's remaining budget per segment, at least 1
+    (the Generator reads a count <= 0 as 'no limit'); a Double, which the Generator requires."""
+    left = f"(max.{BUDGET_KEY} - {_SPENT})"
+    per = f"{left} / {int(segments)}.0" if segments > 1 else f"{left} * 1.0"
+    return f"{left} >= {int(segments)} ? {per} : 1.0"
+
+
+def _apache(df: pd.DataFrame, settings) -> dict[str, str]:
+    rows = crawl_rows(df)
+    fallback = int(rows.allocated_pages.min()) if len(rows) else 1
+    props = [
+        ("generate.count.mode", "host", "count URLs per host (the budgets are per host)"),
+        ("generate.max.count", str(fallback),
+         "cap for hosts the HostDB has no crawlplan.budget for yet (unfetched seeds, hosts outside "
+         "the plan): the smallest budget of the plan"),
+        ("generate.hostdb", settings.hostdb, "HostDB that updatehostdb fills; also `generate -hostdb`"),
+        ("generate.max.count.expr", max_count_expr(settings.segments),
+         "per-host cap: crawlplan.budget minus the pages the HostDB counts as spent"),
+        ("hostdb.numeric.fields", BUDGET_KEY, "updatehostdb aggregates this CrawlDatum metadata into "
+                                              "max./min./avg.crawlplan.budget of each host"),
+        ("urlmeta.tags", f"{BUDGET_KEY},{RANK_KEY}",
+         "with the urlmeta plugin in plugin.includes, outlinks inherit the host's budget and rank"),
+    ]
+    return {SEEDS: "\n".join(seed_lines(df, settings)) + "\n", SITE_XML: _properties(props)}
+
+
+def domain_limits(df: pd.DataFrame, settings) -> pd.DataFrame:
+    """One row per registered domain, the figures of generate.domain.limits.file."""
+    rows = crawl_rows(df)
+    if rows.empty:
+        return pd.DataFrame(columns=["domain", "urls_per_segment", "urls_per_host_per_segment", "hosts",
+                                     "partitions", "first_rank"])
+    host = rows.surt_host_name.map(lambda s: rev_to_host(surt_to_rev(s)))
+    domain = rows.registered_domain.where(rows.registered_domain.notna() & (rows.registered_domain != ""), host)
+    g = rows.assign(domain=domain.str.lower()).groupby("domain", sort=False)
+    seg = int(settings.segments)
+    out = pd.DataFrame({
+        "total": g.allocated_pages.sum(), "largest": g.allocated_pages.max(), "hosts": g.size(),
+        "first_rank": g["rank"].min()}).reset_index()
+    out["urls_per_segment"] = [math.ceil(t / seg) for t in out.total]
+    out["urls_per_host_per_segment"] = [math.ceil(m / seg) for m in out.largest]
+    out["partitions"] = [max(1, min(h, math.ceil(t / settings.partition_pages))) for t, h in zip(out.total, out.hosts)]
+    return out.sort_values(["first_rank", "domain"]).reset_index(drop=True)
+
+
+def _cc(df: pd.DataFrame, settings) -> dict[str, str]:
+    limits = domain_limits(df, settings)
+    head = ["# crawlplan per-domain limits for Common Crawl's Nutch (Generator2), "
+            f"{int(settings.segments)} segment(s) per generate call",
+            "# domain<TAB>max URLs per domain and segment<TAB>max URLs per host and segment"
+            "<TAB>max hosts per domain<TAB>max partitions"]
+    body = [f"{r.domain}\t{r.urls_per_segment}\t{r.urls_per_host_per_segment}\t{r.hosts}\t{r.partitions}"
+            for r in limits.itertuples(index=False)]
+    props = [
+        ("generate.count.mode", "domain", "Generator2 applies the domain limits file only in domain mode"),
+        ("generate.domain.limits.file", LIMITS, "the per-domain limits written beside this file"),
+        ("generate.max.num.segments", str(int(settings.segments)),
+         "segments per generate call: the limits are per segment, totals are limits x segments"),
+        ("partition.url.mode", "byDomain", "partition fetch lists by domain, as the limits are"),
+    ]
+    return {LIMITS: "\n".join(head + body) + "\n", SEEDS: "\n".join(seed_lines(df, settings)) + "\n",
+            SITE_XML: _properties(props)}
+
+
+def read_seeds(path: Path) -> pd.DataFrame:
+    """Host seed lines back to (surt_host_name, allocated_pages, rank, score)."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        url, *pairs = line.split("\t")
+        meta = dict(p.split("=", 1) for p in pairs)
+        if meta.get("crawlplan.seed") != "host":
+            continue
+        out.append({"surt_host_name": surt_host(url.split("://", 1)[1].split("/", 1)[0]),
+                    "allocated_pages": int(meta[BUDGET_KEY]), "rank": int(meta[RANK_KEY]),
+                    "score": float(meta["nutch.score"])})
+    return pd.DataFrame(out, columns=["surt_host_name", "allocated_pages", "rank", "score"])
+
+
+def read_properties(path: Path) -> dict[str, str]:
+    return {p.findtext("name"): p.findtext("value") for p in ET.parse(path).getroot().iter("property")}
+
+
+def read_limits(path: Path) -> pd.DataFrame:
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+    return pd.DataFrame([[r[0], *map(int, r[1:5])] for r in rows],
+                        columns=["domain", "urls_per_segment", "urls_per_host_per_segment", "hosts", "partitions"])
+
+
+def _read_apache(folder: Path) -> pd.DataFrame:
+    seeds = read_seeds(folder / SEEDS)
+    if not seeds.score.is_monotonic_decreasing:
+        raise ValueError(f"{folder / SEEDS}: host scores do not follow the ranks")
+    return seeds.drop(columns="score")
+
+
+def _read_cc(folder: Path) -> pd.DataFrame:
+    """The seeds give each host; the limits file must allow exactly what they budget (up to the
+    rounding of totals to whole segments)."""
+    seeds = _read_apache(folder)
+    limits = read_limits(folder / LIMITS).set_index("domain")
+    segments = int(read_properties(folder / SITE_XML).get("generate.max.num.segments", 1))
+    for r in seeds.itertuples(index=False):
+        host = rev_to_host(surt_to_rev(r.surt_host_name))
+        lim = next((limits.loc[d] for d in _suffixes(host) if d in limits.index), None)
+        if lim is None or lim.urls_per_host_per_segment * segments < r.allocated_pages:
+            raise ValueError(f"{LIMITS} does not allow {r.allocated_pages} pages for {host}")
+    return seeds
+
+
+def _suffixes(host: str) -> list[str]:
+    parts = host.split(".")
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+apache_nutch = SimpleNamespace(render=_apache, read_back=_read_apache)
+cc_nutch = SimpleNamespace(render=_cc, read_back=_read_cc)

@@ -1,0 +1,87 @@
+"""URLFrontier (crawler-commons/url-frontier, API 2.6; StormCrawler's frontier): PutURLs items
+and SetCrawlLimit calls as protobuf-JSON lines.
+
+``puturls.jsonl``: one ``URLItem`` per line, each a ``DiscoveredURLItem`` whose ``URLInfo``
+has the URL, its queue ``key`` (the crawlplan host key: host name without a leading ``www.``),
+``metadata`` (map<string, StringList>: budget, rank, within-host cluster) and ``crawlID``.
+Lines are in rank order, the host root before its preferred clusters' seeds: URLFrontier's API
+has no queue priority, so the order of PutURLs and ``crawlplan.rank`` are what a spout can use.
+
+``setcrawllimit.jsonl``: one ``CrawlLimitParams`` per key (``key``, ``limit``, ``crawlID``). The
+service counts a queue's completed URLs against the limit, and refuses a limit for a queue that
+does not exist yet: send them after the PutURLs. A limit of 0 means no limit, so hosts without a
+budget are not put at all.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from crawlplan.hosts import rev_to_host, strip_www, surt_host, surt_to_rev
+from crawlplan.policies.export import cluster_seeds, crawl_rows, seed_url
+
+PUT = "puturls.jsonl"
+LIMITS = "setcrawllimit.jsonl"
+UINT32_MAX = 2**32 - 1
+
+
+def queue_key(surt_host_name: str) -> str:
+    return strip_www(rev_to_host(surt_to_rev(surt_host_name)))
+
+
+def _line(obj: dict) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+
+
+def _info(url: str, key: str, meta: dict[str, str | list[str]], crawl_id: str) -> dict:
+    info = {"url": url, "key": key,
+            "metadata": {k: {"values": v if isinstance(v, list) else [v]} for k, v in meta.items()}}
+    if crawl_id:
+        info["crawlID"] = crawl_id   # proto3 JSON leaves defaults out
+    return info
+
+
+def render(df: pd.DataFrame, settings) -> dict[str, str]:
+    rows = crawl_rows(df)
+    puts, limits = [], []
+    for row in rows.itertuples(index=False):
+        key = queue_key(row.surt_host_name)
+        budget = int(row.allocated_pages)
+        if budget > UINT32_MAX:
+            raise ValueError(f"budget {budget} of {key} does not fit CrawlLimitParams.limit (uint32)")
+        meta = {"crawlplan.budget": str(budget), "crawlplan.rank": str(int(row.rank)), "crawlplan.seed": "host"}
+        root = seed_url(row.surt_host_name, settings.scheme)
+        puts.append({"discovered": {"info": _info(root, key, meta, settings.crawl_id)}})
+        for url, item in cluster_seeds(row, root):
+            cmeta = {**meta, "crawlplan.seed": "cluster", "crawlplan.cluster": str(int(item["cluster"])),
+                     "crawlplan.expected_share": repr(float(item["expected_share"]))}
+            if item.get("url_pattern"):
+                cmeta["crawlplan.url_pattern"] = item["url_pattern"]
+            targets = [t["url_pattern"] for t in item.get("targets") or [] if t.get("url_pattern")]
+            if targets:
+                cmeta["crawlplan.target_patterns"] = targets     # a StringList of several values
+            puts.append({"discovered": {"info": _info(url, key, cmeta, settings.crawl_id)}})
+        limit = {"key": key, "limit": budget}
+        if settings.crawl_id:
+            limit["crawlID"] = settings.crawl_id
+        limits.append(limit)
+    return {PUT: "".join(_line(p) + "\n" for p in puts), LIMITS: "".join(_line(x) + "\n" for x in limits)}
+
+
+def read_back(folder: Path) -> pd.DataFrame:
+    """Limits per key, ranks from the host items' metadata; keys map back to host keys."""
+    limits = {}
+    for line in (folder / LIMITS).read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        limits[rec["key"]] = int(rec["limit"])
+    out = []
+    for line in (folder / PUT).read_text(encoding="utf-8").splitlines():
+        info = json.loads(line)["discovered"]["info"]
+        meta = {k: v["values"][0] for k, v in info["metadata"].items()}
+        if meta["crawlplan.seed"] == "host":
+            out.append({"surt_host_name": surt_host(info["key"]), "allocated_pages": limits[info["key"]],
+                        "rank": int(meta["crawlplan.rank"])})
+    return pd.DataFrame(out, columns=["surt_host_name", "allocated_pages", "rank"])
