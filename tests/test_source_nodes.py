@@ -7,6 +7,7 @@ import pytest
 from test_source_synth import HOST, TYPES, forum_pages, write_warc
 
 from crawlplan.cli import main as cli_main
+from crawlplan.conf import load_conf, section
 from crawlplan.dag.context import JobContext
 
 SMALL = "tiny.test"
@@ -29,7 +30,9 @@ def _ctx(spark, tmp_path, node, params, external=None):
 
     pipeline = load_pipeline("main")
     listed = {name: (external or {}).get(name) for name in pipeline.external_inputs(node)}   # as the runner does
-    return JobContext(spark=spark, node=node, params=params, conf={"inputs": {}}, out_dir=str(tmp_path),
+    conf = load_conf()                                   # the node's section over defaults.yaml, as the runner merges it
+    params = {**section(conf, f"source.{node}"), **params}
+    return JobContext(spark=spark, node=node, params=params, conf=conf, out_dir=str(tmp_path),
                       search_roots=[str(tmp_path)], external=listed,
                       optional=frozenset(pipeline.nodes[node].optional))
 
