@@ -18,11 +18,8 @@ from __future__ import annotations
 import functools
 from urllib.parse import urlsplit
 
-from pyspark.sql import Column
-from pyspark.sql import functions as F
-
 TLD_CATEGORIES = ("academic", "commercial", "country-code", "nonprofit", "government", "other")
-_GENERIC_OTHER = {"info", "biz", "io", "co", "me", "tv", "xyz", "online", "site", "top", "app", "dev", "club"}
+GENERIC_OTHER_TLDS = {"info", "biz", "io", "co", "me", "tv", "xyz", "online", "site", "top", "app", "dev", "club"}
 
 
 MAX_HOST_LENGTH = 253  # DNS; longer "hosts" are junk and would not fit a partition directory name
@@ -134,21 +131,6 @@ def tld_category(host_or_tld: str) -> str:
         return "commercial"
     if tld == "org":
         return "nonprofit"
-    if len(tld) == 2 and tld.isalpha() and tld not in _GENERIC_OTHER:
+    if len(tld) == 2 and tld.isalpha() and tld not in GENERIC_OTHER_TLDS:
         return "country-code"
     return "other"
-
-
-def tld_category_column(rev_host: Column) -> Column:
-    """``tld_category`` as a Spark column on the reversed host (``com.example.blog``): the same
-    rule, evaluated in the JVM (it needs the last two labels)."""
-    labels = F.split(F.lower(rev_host), r"\.")
-    tld = F.element_at(labels, 1)
-    second = F.when(F.size(labels) >= 2, F.element_at(labels, 2)).otherwise(F.lit(""))
-    return (F.when((tld == "edu") | second.isin("ac", "edu"), "academic")
-            .when((tld == "gov") | second.isin("gov", "gouv", "go", "govt") | (tld == "mil"), "government")
-            .when(tld.isin("com", "net"), "commercial")
-            .when(tld == "org", "nonprofit")
-            .when((F.length(tld) == 2) & tld.rlike("^[a-z]{2}$") & ~tld.isin(*sorted(_GENERIC_OTHER)),
-                  "country-code")
-            .otherwise("other"))

@@ -3,6 +3,7 @@ import graph of ``crawlplan/`` (read with ``ast`` by scripts/code_counts.py) mus
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 from pathlib import Path
@@ -80,3 +81,11 @@ def test_the_layer_rule_catches_a_violation(tmp_path):
     graph = counts.package_graph(tmp_path)
     assert graph["storage"] == {"dag"} and counts.cycles(graph) == [["dag", "storage"]]
     assert counts.uncommented_function_imports(tmp_path) == ["crawlplan/dag/runner.py:2"]
+
+
+def test_hosts_stays_importable_without_spark():
+    """The crawl venv (Scrapy, pywb; no Spark) imports crawlplan.hosts through the Scrapy adapter."""
+    tree = ast.parse((ROOT / "crawlplan" / "hosts.py").read_text(encoding="utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not [m for m in imported if m.split(".")[0] == "pyspark"]

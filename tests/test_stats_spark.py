@@ -76,7 +76,7 @@ def test_tld_category_expression_equals_hosts_module(spark):
     names = ["a.com", "x.ac.uk", "b.edu", "c.gov.au", "d.gouv.fr", "e.de", "f.io", "g.org", "h.net",
              "i.mil", "j.co.jp", "k.xyz", "l.go.jp", "localhost"]
     df = spark.createDataFrame([(hosts.rev_host(n),) for n in names], "rev_host string")
-    got = [r.c for r in df.select(hosts.tld_category_column(df.rev_host).alias("c")).collect()]
+    got = [r.c for r in df.select(host_stats.tld_category_column(df.rev_host).alias("c")).collect()]
     assert got == [hosts.tld_category(n) for n in names]
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pandas as pd
+from warcio.archiveiterator import ArchiveIterator
 
 from crawlplan.crawlers.replay import ReplayServer
 from crawlplan.hosts import strip_www
@@ -57,8 +58,6 @@ def export_plan(run_dir: Path, out: Path) -> Path:
 
 def crawled_pages(warc: Path) -> pd.DataFrame:
     """Fetches of a crawl WARC: url, status, key (page_key), html (200 text/html)."""
-    from warcio.archiveiterator import ArchiveIterator  # as in crawlers/scrapy.py: loaded with the crawl's venv
-
     rows = []
     with open(warc, "rb") as fh:
         for rec in ArchiveIterator(fh):

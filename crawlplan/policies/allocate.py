@@ -18,10 +18,10 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.conf import settings_from
-from crawlplan.hosts import tld_category, tld_category_column
+from crawlplan.hosts import tld_category
 from crawlplan.policies import hostdata
 from crawlplan.policies.adaptive import beta_prior, posterior_mean
-from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE
+from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE, tld_category_column
 
 BUDGET_COLUMNS = ["surt_host_name", "registered_domain", "tld", "language", "sample_size", "sampled_density",
                   "estimate", "allocated_pages", "rank", "policy", "reason"]

@@ -29,8 +29,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.conf import settings_from
-from crawlplan.hosts import tld_category_column
 from crawlplan.stats import reference
+from crawlplan.stats.host_stats import tld_category_column
 
 GROUP = ("crawl", "source")
 

@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from crawlplan.conf import settings_from
-from crawlplan.hosts import tld_category_column
+from crawlplan.hosts import GENERIC_OTHER_TLDS
 from crawlplan.stats.reference import correlation_ceiling, icc1_from_sums, spearman_brown
 
 
@@ -58,6 +58,22 @@ def long_scores(scores: DataFrame, classifiers: list[str]) -> DataFrame:
     base = scores.select(*HOST_KEYS, "host", "tld", "language", F.explode(pairs).alias("p"))
     return base.select(*HOST_KEYS, "host", "tld", "language", "p.classifier", "p.score").where(
         F.col("score").isNotNull() & ~F.isnan("score"))
+
+
+def tld_category_column(rev_host):
+    """``crawlplan.hosts.tld_category`` as a Spark column on the reversed host (``com.example.blog``):
+    the same rule, evaluated in the JVM (it needs the last two labels). It lives here, not in
+    ``hosts``, so ``hosts`` stays importable without Spark (the crawl venv imports it)."""
+    labels = F.split(F.lower(rev_host), r"\.")
+    tld = F.element_at(labels, 1)
+    second = F.when(F.size(labels) >= 2, F.element_at(labels, 2)).otherwise(F.lit(""))
+    return (F.when((tld == "edu") | second.isin("ac", "edu"), "academic")
+            .when((tld == "gov") | second.isin("gov", "gouv", "go", "govt") | (tld == "mil"), "government")
+            .when(tld.isin("com", "net"), "commercial")
+            .when(tld == "org", "nonprofit")
+            .when((F.length(tld) == 2) & tld.rlike("^[a-z]{2}$") & ~tld.isin(*sorted(GENERIC_OTHER_TLDS)),
+                  "country-code")
+            .otherwise("other"))
 
 
 UNKNOWN_LANGUAGE = "unknown"   # a host none of whose documents has an identified language
