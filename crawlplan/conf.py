@@ -135,6 +135,16 @@ def section(conf: dict, dotted: str) -> dict:
     return node
 
 
+class Settings:
+    """Base of a domain's settings dataclass: ``from_params`` builds it from its conf section
+    ``SECTION`` (``settings_from``); checks go in the dataclass's ``__post_init__``."""
+    SECTION: typing.ClassVar[str] = ""
+
+    @classmethod
+    def from_params(cls, params: dict, **derived):
+        return settings_from(cls, params, cls.SECTION, **derived)
+
+
 def settings_from(cls, params: dict, where: str, **derived):
     """A settings dataclass from its conf section: the one way a domain's settings are built.
 

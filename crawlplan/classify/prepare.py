@@ -21,12 +21,14 @@ from crawlplan.classify.models import (
 )
 from crawlplan.classify.registry import ClassifierSpec
 from crawlplan.classify.scoring import ModelRef
-from crawlplan.conf import settings_from
+from crawlplan.conf import Settings
 
 
 @dataclass(frozen=True)
-class ClassifySettings:
+class ClassifySettings(Settings):
     """Conf section ``classify`` (values and meaning: conf/defaults.yaml)."""
+    SECTION = "classify"
+
     models: tuple[str, ...]
     distribute: str
     engine: str
@@ -34,12 +36,9 @@ class ClassifySettings:
     max_chars: int
     demo_models_when_missing: str
 
-    @classmethod
-    def from_params(cls, params: dict) -> ClassifySettings:
-        settings = settings_from(cls, params, "classify")
-        if settings.engine not in ENGINES:
-            raise ValueError(f"classify.engine is '{settings.engine}'; expected one of {', '.join(ENGINES)}")
-        return settings
+    def __post_init__(self):
+        if self.engine not in ENGINES:
+            raise ValueError(f"classify.engine is '{self.engine}'; expected one of {', '.join(ENGINES)}")
 
 
 def worker_reuse_note(spark) -> str | None:

@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from crawlplan import storage
-from crawlplan.conf import settings_from
+from crawlplan.conf import Settings
 
 log = logging.getLogger("crawlplan")
 
@@ -151,16 +151,14 @@ def read_markers(spark, out_dir: str) -> list[dict]:
 
 
 @dataclass(frozen=True)
-class ReportSettings:
+class ReportSettings(Settings):
     """Conf section ``report`` (values and meaning: conf/defaults.yaml)."""
+    SECTION = "report"
+
     title: str
     max_rows: int
     grid_bins: int
     max_sites: int
-
-    @classmethod
-    def from_params(cls, params: dict) -> ReportSettings:
-        return settings_from(cls, params, "report")
 
 
 def run_markers(spark, roots: list[str], node: str) -> list[dict]:

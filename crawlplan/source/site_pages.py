@@ -16,25 +16,24 @@ import pandas as pd
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from crawlplan.conf import settings_from
+from crawlplan.conf import Settings
 from crawlplan.schemas import load_schema
 from crawlplan.source.features import extract, normalise_url
 from crawlplan.source.mirror import iter_site_records, site_key
 
 
 @dataclass(frozen=True)
-class SitePagesSettings:
+class SitePagesSettings(Settings):
     """Conf section ``source.site_pages`` (values and meaning: conf/defaults.yaml)."""
+    SECTION = "source.site_pages"
+
     site_key: str
     sites: tuple[str, ...]
     min_pages: int
     max_pages: int
 
-    @classmethod
-    def from_params(cls, params: dict) -> SitePagesSettings:
-        settings = settings_from(cls, params, "source.site_pages")
-        check_site_mode(settings.site_key)
-        return settings
+    def __post_init__(self):
+        check_site_mode(self.site_key)
 
 
 _COUNT_SCHEMA = "warc_file string, site string, pages long, rejects_json string"

@@ -18,7 +18,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from crawlplan.conf import settings_from
+from crawlplan.conf import Settings
 from crawlplan.stats import reference
 from crawlplan.stats.host_stats import union_all
 from crawlplan.stats.ranks import quantiles, spearman_matrix
@@ -31,16 +31,14 @@ METRICS = ("log_hc", "log_pr")
 
 
 @dataclass(frozen=True)
-class CorrelationsSettings:
+class CorrelationsSettings(Settings):
     """Conf section ``stats.correlations``."""
+    SECTION = "stats.correlations"
+
     classifiers: tuple[str, ...]
     bootstrap_replicates: int
     alpha: float
     seed: int
-
-    @classmethod
-    def from_params(cls, params: dict) -> CorrelationsSettings:
-        return settings_from(cls, params, "stats.correlations")
 
 def stratified_host_table(host_scores: DataFrame, features: DataFrame, metrics=METRICS) -> DataFrame:
     """One row per (metric, classifier, stratum, host): the host median against the metric.

@@ -17,24 +17,22 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from crawlplan import hosts
-from crawlplan.conf import settings_from
+from crawlplan.conf import Settings
 from crawlplan.graph import webgraph
 from crawlplan.stats.ranks import spearman_matrix
 
 
 @dataclass(frozen=True)
-class HostGraphSettings:
+class HostGraphSettings(Settings):
     """Conf section ``stats.host_graph`` (values and meaning: conf/defaults.yaml)."""
+    SECTION = "stats.host_graph"
+
     base: str
     degrees: bool
     previous_release: str
     www_convention: str
     previous_www_convention: str
     domain_ranks: str
-
-    @classmethod
-    def from_params(cls, params: dict) -> HostGraphSettings:
-        return settings_from(cls, params, "stats.host_graph")
 
 
 RANK_STABILITY_SCHEMA = ("release_a string, release_b string, measure string, common_hosts long, only_a long, "

@@ -28,7 +28,7 @@ import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from crawlplan.conf import settings_from
+from crawlplan.conf import Settings
 from crawlplan.stats import reference
 from crawlplan.stats.host_stats import tld_category_column
 
@@ -37,8 +37,10 @@ GROUP = ("crawl", "source")
 
 
 @dataclass(frozen=True)
-class HostQualitySettings:
+class HostQualitySettings(Settings):
     """Conf section ``stats.host_quality``."""
+    SECTION = "stats.host_quality"
+
     crawls: tuple[str, ...]
     known_columns: tuple[str, ...]
     fetched_columns: tuple[str, ...]
@@ -51,12 +53,9 @@ class HostQualitySettings:
     seed: int
     www_convention: str
 
-    @classmethod
-    def from_params(cls, params: dict) -> HostQualitySettings:
-        settings = settings_from(cls, params, "stats.host_quality")
-        if not settings.known_columns or not settings.fetched_columns:
+    def __post_init__(self):
+        if not self.known_columns or not self.fetched_columns:
             raise ValueError("stats.host_quality.known_columns and fetched_columns must name host index columns")
-        return settings
 
 def _sum_cols(cols: list[str]):
     total = None

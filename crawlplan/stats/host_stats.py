@@ -13,22 +13,20 @@ from functools import reduce
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from crawlplan.conf import settings_from
+from crawlplan.conf import Settings
 from crawlplan.hosts import GENERIC_OTHER_TLDS
 from crawlplan.stats.reference import correlation_ceiling, icc1_from_sums, spearman_brown
 
 
 @dataclass(frozen=True)
-class HostStatsSettings:
+class HostStatsSettings(Settings):
     """Conf section ``stats.host_stats``."""
+    SECTION = "stats.host_stats"
+
     classifiers: tuple[str, ...]
     min_docs: int
     threshold: float
     icc_min_docs: tuple[int, ...]
-
-    @classmethod
-    def from_params(cls, params: dict) -> HostStatsSettings:
-        return settings_from(cls, params, "stats.host_stats")
 
 
 CLASSIFIERS = ("dclm", "fineweb_edu", "gneissweb_quality", "gneissweb_sci", "gneissweb_edu", "gneissweb_tech",
