@@ -20,6 +20,7 @@ from crawlplan.spark import build_session
 
 _DOMAIN_CLIS = (
     "crawlplan.demo.cli",
+    "crawlplan.ccindex.cli",
     "crawlplan.classify.cli",
     "crawlplan.policies.cli",
     "crawlplan.source.cli",
@@ -33,7 +34,7 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
     graph release as ``stats.host_graph.previous_release`` when the graph is the demo's too and no
     previous release is set."""
     inputs = dict(get(conf, "inputs", {}) or {})
-    if inputs.get("warc_paths"):
+    if inputs.get("warc_paths") or inputs.get("cc_index"):
         return conf
 
     demo = section(conf, "demo")
@@ -55,11 +56,19 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
 
 
 def cmd_run(args) -> int:
-    conf = load_conf(args.profile, args.conf, args.overrides)
+    overrides = list(args.overrides)
+    start = getattr(args, "from")
+    if args.retry_failed:
+        if (args.only or start or "extract") != "extract":
+            raise ValueError("--retry-failed re-reads the WARC files extract could not read: use it alone "
+                             "(extract and what follows it run) or with --only extract / --from extract")
+        overrides.append("run.retry_failed=true")
+        start = None if args.only else "extract"
+    conf = load_conf(args.profile, args.conf, overrides)
     pipeline = load_pipeline(args.pipeline)
     conf = prepare_default_inputs(conf)
     out_dir = args.out or section(conf, "run")["out_dir"]
-    selection = {"only": args.only, "start": getattr(args, "from"), "until": args.until}
+    selection = {"only": args.only, "start": start, "until": args.until}
     order, _ = plan_run(pipeline, conf, **selection)        # fails on missing inputs before Spark starts
     spark = build_session(conf, app_name=f"crawlplan-{pipeline.name}")
     print(f"pipeline {pipeline.name}: {len(order)} of {len(pipeline.nodes)} nodes, outputs under "
@@ -94,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     group = run.add_mutually_exclusive_group()
     group.add_argument("--only", metavar="NODE", help="run just this node, even if complete")
     group.add_argument("--from", metavar="NODE", help="force this node and everything downstream")
+    run.add_argument("--retry-failed", action="store_true",
+                     help="re-read only the WARC files the last extract could not read in full (warc_files status "
+                          "not ok), merge them into its outputs, then rerun what follows extract")
     run.add_argument("--until", metavar="NODE[,NODE]", type=lambda v: [n.strip() for n in v.split(",") if n.strip()],
                      help="run just these nodes and what they depend on (e.g. --until allocate,sitemaps)")
     run.set_defaults(func=cmd_run)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import typing
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,17 @@ def _convert(value: Any, kind: Any, name: str) -> Any:
     except (TypeError, ValueError):
         raise ConfError(f"config key '{name}' has the wrong type: {value!r}") from None
     return value
+
+
+def number_setting(name: str, value, integer: bool):
+    """A count or a limit from YAML or --set: ``1e7`` arrives as a string, ``1000.0`` as a float;
+    both are fine where they mean a whole number, and readers get a real int."""
+    try:
+        number = float(value) if isinstance(value, str) else value
+    except ValueError:
+        number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 <= number < math.inf \
+            or (integer and float(number) != int(number)):
+        kind = "a whole number" if integer else "a number"
+        raise ValueError(f"{name} must be {kind} >= 0, got {value!r}")
+    return int(number) if integer else float(number)

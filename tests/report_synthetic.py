@@ -176,7 +176,12 @@ def datasets(seed: int = 0) -> dict[str, pd.DataFrame]:
     out["warc_files"] = [
         {"warc_file": f"file{i}.warc.gz", "status": "ok" if i else "truncated", "error": None if i else "EOF",
          "records": 300, "records_by_type": {"response": 100, "request": 100, "metadata": 100}, "responses": 100,
-         "documents": 80, "rejected": 20, "bytes": 10_000_000, "seconds": 3.5} for i in range(3)]
+         "documents": 80, "rejected": 20, "bytes": 10_000_000, "seconds": 3.5, "attempts": 1 if i else 4,
+         "last_error": None if i else "HTTP 503 Service Unavailable"} for i in range(3)]
+    out["host_population"] = [
+        {"surt_host_name": f"com,host{i}", "crawl": "CC-MAIN-2024-10", "captures": 3 * n, "html_captures": n,
+         "selected": min(n, 10), "sampling_fraction": min(n, 10) / n, "mode": "sampled", "source": "cc_index"}
+        for i, n in enumerate([1, 2, 4, 8, 15, 30, 60, 120, 250, 2000])]
     reasons = ["non_html", "status", "empty_text", "decode_error"]
     out["rejects"] = [
         {"warc_file": "file1.warc.gz", "offset": i * 1000, "record_id": f"<urn:uuid:{i}>",
@@ -197,7 +202,7 @@ def markers(demo_models: bool = True) -> list[dict]:
     """Completion markers as the runner writes them, for the nodes the synthetic data stands for."""
     notes = ["demo models: scores are not real quality (trained on synthetic text)"] if demo_models else []
     return [
-        {"node": "extract", "job": "extract", "rows": {"documents": 240, "rejects": 60, "warc_files": 3},
+        {"node": "extract", "job": "extract", "rows": {"documents": 240, "rejects": 60, "warc_files": 3, "host_population": 10},
          "counters": {"records_read": 900, "responses": 300, "documents": 240, "rejected": 60}, "notes": [],
          "inputs": {"warc_paths": "/data/*.warc.gz"}, "finished_at": "2026-01-01T00:00:10Z", "seconds": 10.0},
         {"node": "classify", "job": "classify", "rows": {"scores": 239, "classify_rejects": 1, "scores_extra": 0},

@@ -37,7 +37,7 @@ def test_ensure_demo_returns_absolute_paths_and_caches(tmp_path):
     target = tmp_path / "d"
     messages = []
     paths = demo.ensure_demo(target, hosts=20, seed=1, echo=messages.append)
-    assert set(paths) == {"warc_paths", "host_index", "web_graph", "ground_truth"}
+    assert set(paths) == {"warc_paths", "cc_index", "host_index", "web_graph", "ground_truth"}
     assert all(Path(p).is_absolute() and Path(p).exists() for p in paths.values())
     assert paths["warc_paths"].endswith("warc.paths.gz")
     marker = json.loads((target / "_SUCCESS").read_text())

@@ -124,3 +124,10 @@ def test_report_with_few_datasets_shows_missing_boxes_not_errors(spark, tmp_path
     for dataset in ("ordering_sim", "depth_sim", "host_quality", "coverage_bins", "budgets", "sitemaps"):
         assert f"dataset <code>{dataset}</code> not produced in this run" in html
     assert "DEMO MODELS" not in html
+
+
+def test_the_report_says_the_extract_mode_and_the_sampling_fraction_by_host_size(full_report):
+    _, index = full_report
+    html = index.read_text(encoding="utf-8")
+    section = html[html.index("Extract mode and sampling fraction"):][:4000]
+    assert "sampled" in section and "1001+" in section and "0.005" in section   # 10 of 2,000 pages read

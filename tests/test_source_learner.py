@@ -193,3 +193,35 @@ def test_sitemap_settings_are_checked_before_any_site_is_learned(override, messa
     validate_params({**params, "train_size": 1000.0})         # a whole number written as a float
     with pytest.raises(ValueError, match=message):
         validate_params({**params, **override})
+
+
+def test_noise_within_radius_joins_its_nearest_cluster_and_far_noise_stays():
+    from sklearn.cluster import DBSCAN
+
+    urls, feats, _ = _forum()
+    eps = 0.3 * SitemapLearner().fit(feats).eps_          # small enough to leave noise
+    kept = SitemapLearner(eps=eps, noise_radius=0).fit(feats)
+    attached = SitemapLearner(eps=eps, noise_radius=2).fit(feats)
+    everything = SitemapLearner(eps=eps, noise_radius=float("inf")).fit(feats)
+    X = kept.train_vectors_.toarray()
+    raw = DBSCAN(eps=eps, min_samples=4).fit_predict(X)
+    assert kept.labels_.tolist() == raw.tolist() and kept.noise_attached_ == 0
+    assert everything.outlier_share_ == 0.0
+    assert 0 < attached.noise_attached_ and attached.outlier_share_ < kept.outlier_share_
+    clustered = np.flatnonzero(raw != -1)
+    for i in np.flatnonzero(raw == -1):
+        d = np.linalg.norm(X[clustered] - X[i], axis=1)
+        if d.min() <= 2 * eps:
+            assert attached.labels_[i] == raw[clustered[d.argmin()]]
+        else:
+            assert attached.labels_[i] == -1
+    assert (attached.labels_[raw != -1] == raw[raw != -1]).all()   # clustered pages never move
+    assert SitemapLearner(method="paper").noise_radius_ == 0.0 and SitemapLearner().noise_radius_ == 4.0
+    assert SitemapLearner.from_json(attached.to_json()).predict(feats).tolist() == attached.predict(feats).tolist()
+    # prediction follows the same rule: a training page predicts its own cluster, and a page
+    # unlike any clustered page (farther than the radius) is an outlier
+    assert (attached.predict(feats)[attached.labels_ != -1] == attached.labels_[attached.labels_ != -1]).all()
+    stranger = Counter({path: 40 for path in list(attached.vocabulary_)[:3]})
+    assert attached.predict([stranger]).tolist() == [-1]
+    with pytest.raises(ValueError, match="noise_radius"):
+        SitemapLearner(noise_radius=-1).fit(feats)

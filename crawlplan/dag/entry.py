@@ -44,15 +44,21 @@ def add_job_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", required=True, metavar="DIR", help="output folder (datasets go to DIR/<name>)")
     add_conf_arguments(parser)
     parser.add_argument("--pipeline", default="main", help="pipeline that defines the node (default main)")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="extract only: re-read just the WARC files whose warc_files status under --output "
+                             "is not ok and merge them into the outputs there")
 
 
 def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
-    conf = load_conf(args.profile, args.conf, args.overrides)
+    overrides = list(args.overrides) + (["run.retry_failed=true"] if getattr(args, "retry_failed", False) else [])
+    conf = load_conf(args.profile, args.conf, overrides)
     pipeline = load_pipeline(args.pipeline)
     if node_name not in pipeline.nodes:
         print(f"crawlplan: unknown node '{node_name}'; nodes: {', '.join(pipeline.order())}", file=sys.stderr)
         return 2
     node = pipeline.nodes[node_name]
+    if getattr(args, "retry_failed", False) and node.job != "extract":
+        raise ValueError(f"--retry-failed re-reads WARC files: it applies to extract, not to {node_name}")
     spark = build_session(conf, app_name=f"crawlplan-{node_name}")
     run_single_job(spark, conf, node, args.input, args.output, pipeline.external_inputs(node_name))
     print(f"{node_name}: wrote {', '.join(node.outputs)} under {args.output}")

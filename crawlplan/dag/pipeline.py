@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crawlplan.conf import ConfError, load_yaml
+from crawlplan.conf import ConfError, get, load_yaml
 from crawlplan.paths import resource_dir
 
 
@@ -22,6 +22,7 @@ class Node:
     params: dict = field(default_factory=dict, hash=False, compare=False)
     description: str = ""
     optional: tuple[str, ...] = ()      # external inputs the node runs without (the rest must be set)
+    required_if: dict = field(default_factory=dict, hash=False, compare=False)  # optional input -> "conf.key=value"
 
 
 @dataclass
@@ -74,9 +75,17 @@ class Pipeline:
         producer = self.producer()
         return [i for i in self.nodes[node].inputs if i not in producer]
 
-    def required_inputs(self, node: str) -> list[str]:
-        """External inputs ``node`` cannot run without."""
-        return [i for i in self.external_inputs(node) if i not in self.nodes[node].optional]
+    def required_inputs(self, node: str, conf: dict | None = None) -> list[str]:
+        """External inputs ``node`` cannot run without; with ``conf``, also the optional ones its
+        ``required_if`` condition (``section.key=value``, the node's params first) makes required."""
+        spec = self.nodes[node]
+        out = [i for i in self.external_inputs(node) if i not in spec.optional]
+        for inp, condition in spec.required_if.items() if conf is not None else ():
+            key, _, value = condition.partition("=")
+            setting = spec.params.get(key.split(".", 1)[1], get(conf, key)) if "." in key else get(conf, key)
+            if str(setting) == value:
+                out.append(inp)
+        return out
 
 
 def pipeline_path(name_or_path: str) -> Path:
@@ -97,7 +106,7 @@ def load_pipeline(name_or_path: str = "main") -> Pipeline:
     for name, spec in (data.get("nodes") or {}).items():
         if not isinstance(spec, dict):
             raise ConfError(f"pipeline {path}: node '{name}' must be a mapping")
-        unknown = set(spec) - {"job", "inputs", "outputs", "params", "description", "optional"}
+        unknown = set(spec) - {"job", "inputs", "outputs", "params", "description", "optional", "required_if"}
         if unknown:
             raise ConfError(f"pipeline {path}: node '{name}' has unknown key '{sorted(unknown)[0]}'")
         nodes[name] = Node(
@@ -108,6 +117,7 @@ def load_pipeline(name_or_path: str = "main") -> Pipeline:
             params=dict(spec.get("params") or {}),
             description=str(spec.get("description", "")),
             optional=tuple(spec.get("optional") or ()),
+            required_if={str(k): str(v) for k, v in (spec.get("required_if") or {}).items()},
         )
     pipeline = Pipeline(
         name=str(data.get("name", path.stem)),
@@ -131,6 +141,10 @@ def load_pipeline(name_or_path: str = "main") -> Pipeline:
             if opt not in node.inputs or opt in producer:
                 raise ConfError(f"pipeline {path}: node '{node.name}' lists '{opt}' as optional, but it is not "
                                 f"one of its external inputs")
+        for inp, condition in node.required_if.items():
+            if inp not in node.optional or "=" not in condition:
+                raise ConfError(f"pipeline {path}: node '{node.name}': required_if needs an optional input and a "
+                                f"condition 'section.key=value', got {inp}: {condition}")
     pipeline.order()
     return pipeline
 

@@ -145,7 +145,7 @@ def check_inputs(pipeline: Pipeline, nodes: list[str], conf: dict, *, verb: str 
     external = dict(get(conf, "inputs", {}) or {})
     missing: dict[str, list[str]] = {}
     for name in nodes:
-        for inp in pipeline.required_inputs(name):
+        for inp in pipeline.required_inputs(name, conf):
             if external.get(inp) in (None, "", []):
                 missing.setdefault(inp, []).append(name)
     if missing:

@@ -18,21 +18,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from crawlplan.ccindex.build import build_index
 from crawlplan.demo.forum import url_patterns
 from crawlplan.demo.graph import PREVIOUS_RELEASE, RELEASE, build_graph, build_previous_graph, write_graph
 from crawlplan.demo.hostindex import build_host_index, ground_truth_tables, host_index_schema
 from crawlplan.demo.warcs import CRAWL, write_paths_listing, write_warcs
 from crawlplan.demo.web import build_web
 
-GENERATOR_VERSION = "5"
+GENERATOR_VERSION = "6"
 WARC_PATHS = "warc.paths.gz"
+CC_INDEX = "cc_index"              # the columnar URL index of the demo's WARC files (crawlplan index build)
 PREVIOUS_GRAPH = "graph_previous"   # the release before, for stats.host_graph.previous_release
 MIN_HOSTS = 10
 
 
 def demo_paths(out_dir: str | os.PathLike) -> dict[str, str]:
     root = Path(out_dir).resolve()
-    return {"warc_paths": str(root / WARC_PATHS), "host_index": str(root / "host_index"),
+    return {"warc_paths": str(root / WARC_PATHS), "cc_index": str(root / CC_INDEX), "host_index": str(root / "host_index"),
             "web_graph": str(root / "graph"), "ground_truth": str(root / "ground_truth")}
 
 
@@ -61,6 +63,7 @@ def generate_demo(out_dir: str | os.PathLike, hosts: int = 300, seed: int = 0) -
     web = build_web(hosts, seed)
     warc_files, records = write_warcs(web, root, seed)
     write_paths_listing(warc_files, root / WARC_PATHS)
+    build_index([str(root / rel) for rel in warc_files], str(root / CC_INDEX), base=str(root))
 
     graph = build_graph(web, seed)
     graph_files = write_graph(graph, root / "graph", RELEASE)

@@ -7,44 +7,45 @@ Accounting invariant: every response record read yields exactly one document or 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from importlib.util import find_spec
 
 from crawlplan import hosts
-from crawlplan.conf import settings_from
+from crawlplan.conf import number_setting
 from crawlplan.extract.decode import decode_html
 from crawlplan.extract.language import LANGUAGE_IDS, detect_language
 from crawlplan.extract.text import EXTRACTORS, ExtractionTimeout, extract_text, trafilatura_options
+from crawlplan.warc.ranges import RecordRange, iter_ranges
 from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records
+from crawlplan.warc.remote import RetryPolicy
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
-
-
-_NUMBERS = (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False),
-            ("files_per_partition", True), ("checkpoint_files", True))
+# a file that gave no record at all still leaves one reject row saying why
+FILE_REJECT_REASONS = {"missing": "missing_file", "corrupt": "read_error", "unreachable": "unreachable_file"}
 
 
 @dataclass
 class ExtractSettings:
-    """Conf section ``extract`` (values and meaning: conf/defaults.yaml)."""
-    reader: str
-    extractor: str
-    language_id: str
-    max_payload_bytes: int
-    timeout_s: float
-    min_text_chars: int
-    files_per_partition: int
-    checkpoint_files: int
-    trafilatura: dict
+    reader: str = "warcio"
+    extractor: str = "trafilatura"
+    language_id: str = "cld2"
+    max_payload_bytes: int = 10_000_000
+    timeout_s: float = 30.0
+    min_text_chars: int = 1
+    trafilatura: dict = field(default_factory=lambda: {"favor_precision": True, "include_comments": False})
+    remote: RetryPolicy = field(default_factory=RetryPolicy)   # conf section ``remote``: retries for http(s)/S3
 
     @classmethod
-    def from_params(cls, params: dict, check_packages: bool = True) -> ExtractSettings:
-        numbers = {key: number_setting(f"extract.{key}", params[key], integer) for key, integer in _NUMBERS}
-        settings = settings_from(cls, params, "extract", **numbers,
-                                 trafilatura=trafilatura_options(params["trafilatura"]))
+    def from_params(cls, params: dict, check_packages: bool = True, remote: dict | None = None) -> ExtractSettings:
+        known = {k: params[k] for k in ("reader", "extractor", "language_id", "max_payload_bytes", "timeout_s",
+                                        "min_text_chars") if k in params}
+        for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
+            if key in known:
+                known[key] = number_setting(f"extract.{key}", known[key], integer)
+        settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")),
+                       remote=RetryPolicy.from_conf(remote))
         settings.validate(check_packages)
         return settings
 
@@ -56,7 +57,7 @@ class ExtractSettings:
                                     ("language_id", self.language_id, LANGUAGE_IDS)):
             if value not in allowed:
                 raise ValueError(f"unknown extract.{key} '{value}'; choose one of {', '.join(allowed)}")
-        for key, integer in _NUMBERS:
+        for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
             number_setting(f"extract.{key}", getattr(self, key), integer)
         if not check_packages:      # a cluster driver need not have the executors' packages
             return
@@ -69,20 +70,6 @@ class ExtractSettings:
 
     def extractor_options(self) -> dict:
         return self.trafilatura if self.extractor == "trafilatura" else {}
-
-
-def number_setting(name: str, value, integer: bool):
-    """A count or a limit from YAML or --set: ``1e7`` arrives as a string, ``1000.0`` as a float;
-    both are fine where they mean a whole number, and readers get a real int."""
-    try:
-        number = float(value) if isinstance(value, str) else value
-    except ValueError:
-        number = None
-    if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 <= number < math.inf \
-            or (integer and float(number) != int(number)):
-        kind = "a whole number" if integer else "a number"
-        raise ValueError(f"{name} must be {kind} >= 0, got {value!r}")
-    return int(number) if integer else float(number)
 
 
 def _is_html_candidate(rec: RawRecord) -> bool:
@@ -101,7 +88,7 @@ def _looks_binary(body: bytes) -> bool:
     return controls > 8 and controls > len(head) // 50
 
 
-def _looks_html(body: bytes) -> bool:
+def looks_html(body: bytes) -> bool:
     head = body[:1024].lstrip().lower()
     return head.startswith((b"<!doctype html", b"<html", b"<?xml", b"<head", b"<!--"))
 
@@ -137,7 +124,7 @@ def record_to_row(rec: RawRecord, settings: ExtractSettings) -> dict:
         return _reject(rec, "filter", "empty_payload")
     if _looks_binary(body):
         return _reject(rec, "decode", "binary_payload", rec.content_type)
-    if rec.content_type is None and not _looks_html(body):
+    if rec.content_type is None and not looks_html(body):
         return _reject(rec, "filter", "non_html", "no Content-Type and the body is not HTML")
     host = hosts.host_of(rec.url or "")
     if not host:
@@ -166,41 +153,77 @@ def record_to_row(rec: RawRecord, settings: ExtractSettings) -> dict:
     }
 
 
-def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
-    """Yield ``kind='doc'|'reject'`` rows for every response record, then one ``kind='file'`` row."""
-    outcome = FileOutcome(warc_file=path)
-    responses = documents = rejected = 0
-    seen_ids: set[str] = set()
+def _response_row(rec: RawRecord, settings: ExtractSettings, seen_ids: set[str]) -> dict:
+    """The document or reject row of one response record; ``seen_ids`` catches repeats in a file."""
+    if rec.record_id and rec.record_id in seen_ids:
+        return _reject(rec, "filter", "duplicate_record_id", rec.record_id)
+    if rec.record_id:
+        seen_ids.add(rec.record_id)
     try:
-        for rec in iter_records(path, outcome, max_payload_bytes=settings.max_payload_bytes,
-                                read_payload=_is_html_candidate, reader=settings.reader):
-            if rec.record_type != "response":
-                continue
-            responses += 1
-            if rec.record_id and rec.record_id in seen_ids:
-                row = _reject(rec, "filter", "duplicate_record_id", rec.record_id)
-            else:
-                if rec.record_id:
-                    seen_ids.add(rec.record_id)
-                try:
-                    row = record_to_row(rec, settings)
-                except Exception as exc:  # a bug for one record must not take the file's others with it
-                    row = _reject(rec, "extract", "internal_error", f"{type(exc).__name__}: {exc}")
-            if row["kind"] == "doc":
-                documents += 1
-            else:
-                rejected += 1
-            yield row
-    except Exception as exc:  # defensive: the reader already turns faults into values
-        outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
-    if outcome.status in ("missing", "corrupt") and outcome.records == 0:
-        rejected += 1
-        yield {"kind": "reject", "warc_file": path, "offset": None, "record_id": None, "url": None,
-               "stage": "read", "reason": "missing_file" if outcome.status == "missing" else "read_error",
-               "detail": outcome.error}
+        return record_to_row(rec, settings)
+    except Exception as exc:  # a bug for one record must not take the file's others with it
+        return _reject(rec, "extract", "internal_error", f"{type(exc).__name__}: {exc}")
+
+
+def _with_file_row(path: str, outcome: FileOutcome, rows: Iterator[dict]) -> Iterator[dict]:
+    """``rows`` (documents and rejects; ``_response`` marks those of response records), then the
+    file's own row with their counts."""
+    responses = documents = rejected = 0
+    for row in rows:
+        responses += row.pop("_response", False)
+        documents += row["kind"] == "doc"
+        rejected += row["kind"] != "doc"
+        yield row
     yield {
         "kind": "file", "warc_file": path, "file_status": outcome.status, "error": outcome.error,
         "records": outcome.records, "records_by_type_json": json.dumps(dict(outcome.records_by_type)),
         "responses": responses, "documents": documents, "rejected": rejected, "bytes": outcome.bytes,
-        "seconds": round(outcome.seconds, 4),
+        "seconds": round(outcome.seconds, 4), "attempts": outcome.attempts, "last_error": outcome.last_error,
     }
+
+
+def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
+    """Yield ``kind='doc'|'reject'`` rows for every response record, then one ``kind='file'`` row."""
+    outcome = FileOutcome(warc_file=path)
+    return _with_file_row(path, outcome, _file_records(path, settings, outcome))
+
+
+def _file_records(path: str, settings: ExtractSettings, outcome: FileOutcome) -> Iterator[dict]:
+    seen_ids: set[str] = set()
+    try:
+        for rec in iter_records(path, outcome, max_payload_bytes=settings.max_payload_bytes,
+                                read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote):
+            if rec.record_type == "response":
+                yield {**_response_row(rec, settings, seen_ids), "_response": True}
+    except Exception as exc:  # defensive: the reader already turns faults into values
+        outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
+    if outcome.status in FILE_REJECT_REASONS and outcome.records == 0:
+        yield {"kind": "reject", "warc_file": path, "offset": None, "record_id": None, "url": None,
+               "stage": "read", "reason": FILE_REJECT_REASONS[outcome.status], "detail": outcome.error}
+
+
+def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int = 0) -> Iterator[dict]:
+    """The sampled twin of :func:`process_warc_file`: only the records at ``ranges`` (dicts with
+    ``offset``, ``length``, ``url`` from the columnar index) are read, by byte range, and each
+    yields one document or one reject, with the same rows a full read gives for that record.
+    A range that yields no response record (unreadable, not a record, another URL than the
+    index says) is a ``read`` reject, so every selected capture is accounted for."""
+    outcome = FileOutcome(warc_file=path)
+    return _with_file_row(path, outcome, _range_records(path, ranges, settings, max_gap, outcome))
+
+
+def _range_records(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int,
+                   outcome: FileOutcome) -> Iterator[dict]:
+    wanted = [RecordRange(int(r["offset"]), int(r["length"]), r.get("url")) for r in ranges]
+    seen_ids: set[str] = set()
+    for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, max_payload_bytes=settings.max_payload_bytes,
+                              read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote):
+        rec = result.record
+        if rec is not None and rec.record_type != "response":
+            result.error, result.detail = "not_a_response", f"WARC-Type {rec.record_type} at this offset"
+        if result.error:
+            yield {"kind": "reject", "warc_file": path, "offset": result.range.offset,
+                   "record_id": rec.record_id if rec is not None else None, "url": result.range.url, "stage": "read",
+                   "reason": result.error, "detail": (result.detail or "")[:500] or None}
+        else:
+            yield {**_response_row(rec, settings, seen_ids), "_response": True}

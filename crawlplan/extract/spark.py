@@ -21,7 +21,8 @@ from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
 from crawlplan import storage
-from crawlplan.extract.records import ExtractSettings, process_warc_file
+from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
+from crawlplan.warc.listing import resolve_entry
 
 _WIDE_COLUMNS = [
     ("kind", T.StringType()), ("warc_file", T.StringType()), ("offset", T.LongType()),
@@ -34,7 +35,8 @@ _WIDE_COLUMNS = [
     ("reason", T.StringType()), ("detail", T.StringType()), ("file_status", T.StringType()),
     ("error", T.StringType()), ("records", T.LongType()), ("records_by_type_json", T.StringType()),
     ("responses", T.LongType()), ("documents", T.LongType()), ("rejected", T.LongType()),
-    ("bytes", T.LongType()), ("seconds", T.DoubleType()),
+    ("bytes", T.LongType()), ("seconds", T.DoubleType()), ("attempts", T.IntegerType()),
+    ("last_error", T.StringType()),
 ]
 WIDE_SCHEMA = T.StructType([T.StructField(n, t, True) for n, t in _WIDE_COLUMNS])
 _ARROW_TYPES = {T.StringType: pa.string(), T.LongType: pa.int64(), T.IntegerType: pa.int32(),
@@ -43,18 +45,21 @@ ARROW_SCHEMA = pa.schema([(n, _ARROW_TYPES[type(t)]) for n, t in _WIDE_COLUMNS])
 _BATCH_ROWS = 256
 
 
+def _batched(rows: Iterator[dict]) -> Iterator[pa.RecordBatch]:
+    buffer: list[dict] = []
+    for row in rows:
+        buffer.append(row)
+        if len(buffer) >= _BATCH_ROWS:
+            yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+            buffer = []
+    if buffer:
+        yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+
+
 def _extract_partition(settings: ExtractSettings):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        buffer: list[dict] = []
-        for batch in batches:
-            for path in batch.column("warc_file").to_pylist():
-                for row in process_warc_file(path, settings):
-                    buffer.append(row)
-                    if len(buffer) >= _BATCH_ROWS:
-                        yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
-                        buffer = []
-        if buffer:
-            yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
+        yield from _batched(row for batch in batches for path in batch.column("warc_file").to_pylist()
+                            for row in process_warc_file(path, settings))
 
     return run
 
@@ -66,6 +71,27 @@ def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSetting
     listing = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=slices)
     files = spark.createDataFrame(listing, "warc_file string")
     return files.mapInArrow(_extract_partition(settings), WIDE_SCHEMA)
+
+
+def _extract_ranges_partition(settings: ExtractSettings, base: str, index_root: str, max_gap: int):
+    def rows(batches: Iterator[pa.RecordBatch]) -> Iterator[dict]:
+        for batch in batches:
+            for name, ranges in zip(batch.column("warc_filename").to_pylist(), batch.column("ranges").to_pylist()):
+                yield from process_warc_ranges(resolve_entry(name, base, index_root), ranges, settings, max_gap)
+
+    return lambda batches: _batched(rows(batches))
+
+
+def extract_sampled_wide(files: DataFrame, settings: ExtractSettings, *, base: str, index_root: str,
+                         max_gap: int = 0, files_per_partition: int = 1) -> DataFrame:
+    """The wide frame of ``extract_wide`` for the selected records only: ``files`` has one row per
+    WARC file (``warc_filename`` as the index names it, ``ranges``: offset, length, url), each
+    file's records fetched by byte range in one task. Relative names resolve against ``base``
+    (``s3://commoncrawl/``), else against the index's folder and its parents (a local copy)."""
+    n = files.count()
+    slices = max(1, math.ceil(n / max(1, files_per_partition)))
+    spread = files.repartition(slices, "warc_filename") if n else files
+    return spread.mapInArrow(_extract_ranges_partition(settings, base, index_root, max_gap), WIDE_SCHEMA)
 
 
 def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: ExtractSettings, *,
@@ -116,6 +142,20 @@ def cross_file_duplicates(docs: DataFrame) -> DataFrame:
         F.lit("duplicate_record_id").alias("reason"), F.concat(F.lit("first kept: "), "_first").alias("detail"))
 
 
+DOC_COLUMNS = ["record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
+               "warc_file", "offset", "fetch_time", "status", "content_type", "charset", "language",
+               "language_confidence", "text", "text_length", "extractor"]
+REJECT_COLUMNS = ["warc_file", "offset", "record_id", "url", "stage", "reason", "detail"]
+
+
+def file_rows(wide: DataFrame) -> DataFrame:
+    """The wide frame's file rows in the ``warc_files`` shape, counts before cross-file dedupe."""
+    return wide.where(F.col("kind") == "file").select(
+        "warc_file", F.col("file_status").alias("status"), "error", "records",
+        F.from_json("records_by_type_json", T.MapType(T.StringType(), T.LongType())).alias("records_by_type"),
+        "responses", "documents", "rejected", "bytes", "seconds", "attempts", "last_error")
+
+
 def split_outputs(wide: DataFrame) -> dict[str, DataFrame]:
     """The wide frame -> ``documents``, ``rejects``, ``warc_files`` in their schemas' shapes."""
     wide = wide.persist(StorageLevel.MEMORY_AND_DISK)
@@ -126,17 +166,16 @@ def split_outputs(wide: DataFrame) -> dict[str, DataFrame]:
     # the anti-join below, so the documents' text is never shuffled (a sort-merge join would move
     # every document across the cluster); a large set still gets the sort-merge join.
     dups.count()
-    documents = all_docs.join(dups.select("warc_file", "offset"), ["warc_file", "offset"], "left_anti").select(
-        "record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
-        "warc_file", "offset", "fetch_time", "status", "content_type", "charset", "language",
-        "language_confidence", "text", "text_length", "extractor")
-    rejects = wide.where(F.col("kind") == "reject").select(
-        "warc_file", "offset", "record_id", "url", "stage", "reason", "detail").unionByName(dups)
+    return assemble_outputs(all_docs, wide.where(F.col("kind") == "reject"), file_rows(wide), dups)
+
+
+def assemble_outputs(docs: DataFrame, rejects: DataFrame, files: DataFrame, dups: DataFrame) -> dict[str, DataFrame]:
+    """Documents, rejects and file rows, with ``dups`` (from :func:`cross_file_duplicates` over
+    ``docs``) moved from documents to rejects and the files' counts moved with them."""
+    documents = docs.join(dups.select("warc_file", "offset"), ["warc_file", "offset"], "left_anti").select(*DOC_COLUMNS)
+    rejects = rejects.select(*REJECT_COLUMNS).unionByName(dups)
     moved = dups.groupBy("warc_file").agg(F.count(F.lit(1)).alias("_dups"))
-    files = wide.where(F.col("kind") == "file").join(moved, "warc_file", "left") \
-        .withColumn("_dups", F.coalesce("_dups", F.lit(0)).cast("long")).select(
-        "warc_file", F.col("file_status").alias("status"), "error", "records",
-        F.from_json("records_by_type_json", T.MapType(T.StringType(), T.LongType())).alias("records_by_type"),
-        "responses", (F.col("documents") - F.col("_dups")).alias("documents"),
-        (F.col("rejected") + F.col("_dups")).alias("rejected"), "bytes", "seconds")
+    files = files.join(moved, "warc_file", "left").withColumn("_dups", F.coalesce("_dups", F.lit(0)).cast("long")) \
+        .withColumn("documents", F.col("documents") - F.col("_dups")) \
+        .withColumn("rejected", F.col("rejected") + F.col("_dups")).drop("_dups")
     return {"documents": documents, "rejects": rejects, "warc_files": files}

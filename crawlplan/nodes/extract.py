@@ -1,22 +1,70 @@
-"""Node ``extract``: WARC files -> documents, rejects, warc_files."""
+"""Node ``extract``: WARC files -> documents, rejects, warc_files, host_population.
+
+``extract.mode: full`` reads every record of every listed WARC file. ``sampled`` reads Common
+Crawl's columnar index (``inputs.cc_index``), draws ``extract.sample.k`` successful HTML captures
+per host in Spark and fetches only those records by byte range; ``host_population`` then says, per
+host, how many captures the index knows and how many were read, so later nodes can scale.
+
+With ``run.retry_failed`` (``--retry-failed``) it re-reads only the files the earlier run's
+``warc_files`` has as not ``ok`` and merges them into that run's outputs.
+"""
 
 from __future__ import annotations
 
-from crawlplan.conf import section
+from pyspark import StorageLevel
+from pyspark.sql import functions as F
+
+from crawlplan import storage
+from crawlplan.ccindex.sample import (
+    SampleSettings,
+    extract_mode,
+    host_key,
+    ranges_by_file,
+    read_cc_index,
+    select_sample,
+)
+from crawlplan.conf import get, number_setting
+from crawlplan.dag.context import InputError
+from crawlplan.extract.failed_files import TooManyFailedFiles, check_losses, stage_and_merge, summarize
 from crawlplan.extract.records import ExtractSettings
-from crawlplan.extract.spark import extract_wide, extract_wide_in_waves, split_outputs
+from crawlplan.extract.spark import extract_sampled_wide, extract_wide, extract_wide_in_waves, split_outputs
 from crawlplan.warc.listing import resolve_inputs
+
+OUTPUTS = ("documents", "rejects", "warc_files")
 
 
 def run(ctx):
     local = ctx.spark.sparkContext.master.startswith("local")
-    settings = ExtractSettings.from_params(ctx.params, check_packages=local)
-    base = str(section(ctx.conf, "inputs")["warc_base"])
-    paths = resolve_inputs(ctx.input("warc_paths"), base=base)
+    settings = ExtractSettings.from_params(ctx.params, check_packages=local, remote=get(ctx.conf, "remote", {}))
+    base = str(ctx.conf.get("inputs", {}).get("warc_base") or "")
+    per_task = int(ctx.params.get("files_per_partition", 1))
+    mode = extract_mode(ctx.params)
+    sample = SampleSettings.from_params(ctx.params.get("sample"))
+    if mode == "sampled":
+        if get(ctx.conf, "run.retry_failed", False):
+            raise ValueError("--retry-failed completes a full extract; a sampled extract is rerun whole "
+                             "(it reads only the selected records)")
+        outputs = sampled(ctx, settings, sample, base, per_task)
+    elif get(ctx.conf, "run.retry_failed", False):
+        outputs = retry_failed(ctx, settings, per_task)
+    else:
+        outputs = extract_all(ctx, settings, base, per_task)
+    outputs = within_limit(ctx, outputs, base)
+    if mode == "full":
+        outputs["host_population"] = full_population(outputs)
+    return outputs
+
+
+def extract_all(ctx, settings: ExtractSettings, base: str, per_task: int):
+    listed = ctx.input("warc_paths")
+    if not listed:
+        raise ValueError("extract.mode=full needs inputs.warc_paths (a warc.paths.gz listing or a glob of WARC files); "
+                         "with only a columnar index set extract.mode=sampled")
+    paths = resolve_inputs(listed, base=base)
     if not paths:
         raise ValueError("extract: the input names no WARC files")
     ctx.count("warc_files_listed", len(paths))
-    per_task, wave_files = settings.files_per_partition, settings.checkpoint_files
+    wave_files = number_setting("extract.checkpoint_files", ctx.params.get("checkpoint_files", 0), integer=True)
     if not wave_files or len(paths) <= wave_files:
         return split_outputs(extract_wide(ctx.spark, paths, settings, per_task))
     wide, waves, resumed = extract_wide_in_waves(ctx.spark, paths, settings, wave_files=wave_files,
@@ -26,3 +74,85 @@ def run(ctx):
         ctx.count("waves_resumed", resumed)
         ctx.note(f"extract: resumed an interrupted run; {resumed} of {waves} waves of WARC files were already done")
     return split_outputs(wide)
+
+
+def retry_failed(ctx, settings: ExtractSettings, per_task: int):
+    """Re-read the earlier run's failed files (paths as that run recorded them) and merge them in."""
+    folders = {name: storage.join(ctx.out_dir, name) for name in OUTPUTS}
+    absent = [name for name, path in folders.items() if not storage.exists(ctx.spark, path)]
+    if absent:
+        raise InputError(f"--retry-failed completes an earlier extract, but {', '.join(absent)} is not under "
+                         f"{ctx.out_dir}: run extract without --retry-failed first")
+    previous = {name: storage.read_dataset(ctx.spark, name, path) for name, path in folders.items()}
+    failed = sorted(r.warc_file for r in previous["warc_files"].where(F.col("status") != "ok")
+                    .select("warc_file").collect())
+    ctx.count("warc_files_listed", previous["warc_files"].count())
+    ctx.count("warc_files_retried", len(failed))
+    if not failed:
+        ctx.note("extract --retry-failed: every file of the earlier run is ok; nothing was re-read")
+        return previous
+    ctx.note(f"extract --retry-failed: re-read {len(failed):,} files that were not ok; the others were kept as read")
+    return stage_and_merge(ctx.spark, previous, extract_wide(ctx.spark, failed, settings, per_task), failed,
+                           ctx.work_dir)
+
+
+def within_limit(ctx, outputs: dict, base: str) -> dict:
+    """Note what was lost; past ``extract.max_failed_files`` write the outputs (for --retry-failed)
+    without a completion marker and fail."""
+    losses = summarize(outputs["warc_files"])
+    if losses.failed:
+        ctx.count("warc_files_failed", losses.failed)
+    note, failure = check_losses(losses, ctx.params.get("max_failed_files", "1%"), base)
+    if note:
+        ctx.note(note)
+    if failure:
+        for name in OUTPUTS:
+            storage.write_dataset(outputs[name], name, ctx.out_dir, context=f"node {ctx.node}")
+        raise TooManyFailedFiles(failure)
+    return outputs
+
+
+def sampled(ctx, settings: ExtractSettings, sample: SampleSettings, base: str, per_task: int) -> dict:
+    path = ctx.input("cc_index")
+    if not path:
+        raise ValueError("extract.mode=sampled needs the columnar URL index: set inputs.cc_index "
+                         "(s3://commoncrawl/cc-index/table/cc-main/warc/, or `crawlplan index build` for other WARC files)")
+    index_root = str(path[0] if isinstance(path, (list, tuple)) else path)
+    index, crawl = read_cc_index(ctx.spark, index_root, sample)
+    if not base and index_root.startswith(("s3://commoncrawl/", "s3a://commoncrawl/")):
+        base = index_root.split("commoncrawl/", 1)[0] + "commoncrawl/"
+    selected, population = select_sample(index, sample)
+    files = ranges_by_file(selected).persist(StorageLevel.MEMORY_AND_DISK)
+    outputs = split_outputs(extract_sampled_wide(files, settings, base=base, index_root=index_root.removeprefix("file://"),
+                                                 max_gap=sample.merge_gap_bytes, files_per_partition=per_task))
+    population = population.select(
+        "surt_host_name", "crawl", "captures", "html_captures", "selected",
+        F.when(F.col("html_captures") > 0, F.col("selected") / F.col("html_captures")).otherwise(F.lit(0.0))
+        .alias("sampling_fraction"), F.lit("sampled").alias("mode"), F.lit("cc_index").alias("source"))
+    totals = population.agg(F.count(F.lit(1)), F.sum("html_captures"), F.sum("selected")).head()
+    ctx.count("index_hosts", int(totals[0] or 0))
+    ctx.count("index_html_captures", int(totals[1] or 0))
+    ctx.count("captures_selected", int(totals[2] or 0))
+    ctx.count("warc_files_touched", files.count())
+    ctx.note(f"extract: sampled mode, crawl {crawl}, k={sample.k} per host (seed {sample.seed}"
+             f"{', strata ' + '+'.join(sample.strata) if sample.strata else ''}): "
+             f"{int(totals[2] or 0):,} of {int(totals[1] or 0):,} HTML captures selected")
+    outputs["host_population"] = population
+    return outputs
+
+
+def full_population(outputs: dict):
+    """Full mode: every capture read is the population (sampling fraction 1). HTML captures are the
+    documents plus the HTML responses rejected after the HTML filter (empty text, decode errors)."""
+    before_html = ("status", "non_html", "not_http", "bad_url", "empty_payload", "duplicate_record_id")
+    docs = outputs["documents"].select("surt_host_name", F.lit(1).alias("_html"))
+    rejects = outputs["rejects"].where(F.col("url").isNotNull() & (F.col("stage") != "dedupe")).select(
+        host_key(F.expr("try_parse_url(url, 'HOST')")).alias("surt_host_name"),
+        (~F.col("reason").isin(*before_html)).cast("int").alias("_html"))
+    rows = docs.unionByName(rejects).where(F.col("surt_host_name").isNotNull() & (F.col("surt_host_name") != ""))
+    per_host = rows.groupBy("surt_host_name").agg(F.count(F.lit(1)).alias("captures"),
+                                                  F.sum("_html").cast("long").alias("html_captures"))
+    return per_host.select("surt_host_name", F.lit(None).cast("string").alias("crawl"), "captures", "html_captures",
+                           F.col("html_captures").alias("selected"),
+                           F.lit(1.0).alias("sampling_fraction"), F.lit("full").alias("mode"),
+                           F.lit("records").alias("source"))

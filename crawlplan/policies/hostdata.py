@@ -64,6 +64,19 @@ def host_counts(scores: DataFrame, classifier: str, threshold: float, min_pages:
     return agg.join(lang, "surt_host_name", "left")
 
 
+def with_population(hosts: DataFrame, population: DataFrame | None) -> DataFrame:
+    """Sampled extract: each host's pages and high-quality pages in the whole crawl, estimated as
+    its successful HTML captures in the columnar index times its sampled density (``n_pages`` and
+    ``hq_pages`` then describe the host, not the sample). Hosts read in full keep their counts."""
+    if population is None:
+        return hosts
+    pop = population.where(F.col("mode") == "sampled").select("surt_host_name", F.col("html_captures").alias("_size"))
+    size = F.greatest(F.coalesce(F.col("_size"), F.col("n_pages")), F.col("n_pages")).cast("long")
+    return (hosts.join(pop, "surt_host_name", "left")
+            .withColumn("hq_pages", F.round(F.col("hq_pages") / F.col("n_pages") * size).cast("long"))
+            .withColumn("n_pages", size).drop("_size"))
+
+
 def with_graph(hosts: DataFrame, ranks: DataFrame | None) -> DataFrame:
     """Add log_hc / log_pr by ``rev_host`` (null where the host is not in the graph)."""
     if ranks is None:

@@ -157,7 +157,9 @@ def _run_section(page: Page, conf: dict, markers: list[dict], problems: dict[str
     else:
         page.raw(missing_box("_markers", "has no completion markers in this run"))
     page.table("WARC files by read status", "warc_files", columns=["status", "files", "records", "responses",
-                                                                   "documents", "rejected", "bytes", "seconds"])
+                                                                   "documents", "rejected", "bytes", "seconds", "retries"])
+    page.table("Extract mode and sampling fraction by host size (HTML captures per host)", "sampling",
+               "host_population")
     page.table("Rejected records by stage and reason (extract)", "rejects",
                empty_text="none: every response record became a document")
     page.table("Documents the classifiers could not score", "classify_rejects",

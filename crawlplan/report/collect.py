@@ -29,7 +29,7 @@ SMALL = ("icc", "ordering_sim", "depth_sim", "sample_reliability", "correlations
          "site_eval", "crawl_curves")
 # Everything the report can show; the report node declares the ones the pipeline writes.
 REPORT_DATASETS = SMALL + ("host_quality", "budgets", "sitemaps", "host_plans", "page_clusters",
-                           "warc_files", "rejects", "classify_rejects", "documents")
+                           "warc_files", "host_population", "rejects", "classify_rejects", "documents")
 
 
 def to_pandas(df: DataFrame) -> pd.DataFrame:
@@ -90,6 +90,24 @@ def reject_frame(df: DataFrame) -> pd.DataFrame:
             .orderBy(F.desc("records")).limit(200).toPandas())
 
 
+SIZE_BUCKETS = (1, 3, 6, 11, 21, 51, 101, 1001)     # lower edges of the host-size buckets (HTML captures)
+
+
+def sampling_frame(df: DataFrame) -> pd.DataFrame:
+    """``host_population`` by host-size bucket: hosts, HTML captures, captures read, sampling fraction."""
+    size = F.col("html_captures")
+    bucket = F.lit(f"{SIZE_BUCKETS[-1]}+")
+    for lo, hi in reversed(list(zip(SIZE_BUCKETS, SIZE_BUCKETS[1:]))):
+        bucket = F.when((size >= lo) & (size < hi), F.lit(f"{lo}-{hi - 1}" if hi - 1 > lo else f"{lo}")).otherwise(bucket)
+    bucket = F.when(size < 1, F.lit("0")).otherwise(bucket)
+    out = df.withColumn("_bucket", bucket).groupBy("mode", "_bucket").agg(
+        F.min(size).alias("_lo"), F.count(F.lit(1)).alias("hosts"), F.sum(size).alias("html_captures"),
+        F.sum("selected").alias("read"))
+    pdf = out.toPandas().sort_values(["mode", "_lo"]).rename(columns={"_bucket": "html_captures_per_host"})
+    pdf["sampling_fraction"] = (pdf["read"] / pdf["html_captures"].where(pdf["html_captures"] > 0)).round(4)
+    return pdf.drop(columns="_lo").reset_index(drop=True)
+
+
 def collect(read: Callable[[str], DataFrame | None], *, max_rows: int = 20000, grid_bins: int = 40,
             max_sites: int = 500) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     """``read(name)`` gives a dataset or None when the run did not write it. Returns the frames
@@ -122,7 +140,9 @@ def collect(read: Callable[[str], DataFrame | None], *, max_rows: int = 20000, g
     attempt("warc_files", lambda df: frames.__setitem__("warc_files", df.groupBy("status").agg(
         F.count(F.lit(1)).alias("files"), F.sum("records").alias("records"), F.sum("responses").alias("responses"),
         F.sum("documents").alias("documents"), F.sum("rejected").alias("rejected"),
-        F.sum("bytes").alias("bytes"), F.sum("seconds").alias("seconds")).toPandas()))
+        F.sum("bytes").alias("bytes"), F.sum("seconds").alias("seconds"),
+        F.sum(F.col("attempts") - 1).alias("retries")).toPandas()))
+    attempt("host_population", lambda df: frames.__setitem__("sampling", sampling_frame(df)))
     attempt("rejects", lambda df: frames.__setitem__("rejects", reject_frame(df)))
     attempt("classify_rejects", lambda df: frames.__setitem__("classify_rejects", reject_frame(df)))
     attempt("documents", lambda df: frames.__setitem__("documents_by_language", df.groupBy("language").agg(

@@ -3,8 +3,8 @@
 - MDL (Crescenzi et al. 2005): clustering by link schemas (the set of a page's Apaths).
 - TPM (Vidal et al. 2006): URL navigation patterns from root to target pages, then a crawl that
   follows only links matching them (with the authors' "jump to the target pattern" change).
-iRobot is not built: its clustering needs the repetitive-region wrapper of Cai et al. 2008,
-which neither the paper nor the notes specify well enough to rebuild faithfully.
+iRobot (Cai et al. 2008), whose repetitive-region wrapper needs the pages' DOM rather than their
+bags, is in ``crawlplan/source/irobot.py``.
 """
 
 from __future__ import annotations

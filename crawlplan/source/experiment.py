@@ -15,6 +15,7 @@ from crawlplan.source import navigation as nav
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, link_schema
 from crawlplan.source.crawl import CrawlSimulator, check_features, sample_apath, sample_bfs
 from crawlplan.source.evaluate import PageTyper, clustering_scores, cv_precision, target_scores, ucc_scores
+from crawlplan.source.irobot import IRobotCrawler
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import Mirror
 
@@ -69,7 +70,7 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
 
 
 _LEARNER_KEYS = ("method", "min_pts", "num_bins", "alpha_ucc", "alpha_target", "max_outlier_share",
-                 "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule")
+                 "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule", "noise_radius")
 
 
 def make_learner(params: dict) -> SitemapLearner:
@@ -141,9 +142,11 @@ def crawl_curve(task: str, method: str, crawled_types: list, wanted: set, availa
 
 
 def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], spec: SiteSpec,
-                  params: dict, curves: list[dict] | None = None) -> list[dict]:
+                  params: dict, curves: list[dict] | None = None,
+                  html: dict[str, bytes] | None = None) -> list[dict]:
     """Long-format metric rows: (task, method, metric, value) plus context columns. When ``curves``
-    is a list, the crawls' progress curves (:func:`crawl_curve`) are appended to it."""
+    is a list, the crawls' progress curves (:func:`crawl_curve`) are appended to it. With the
+    pages' ``html`` (mirror URL -> body), iRobot is evaluated too (its regions need the DOM)."""
     rows: list[dict] = []
     typer = spec.typer
     if not typer:
@@ -159,6 +162,9 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
     add("clustering", "source", clustering_scores(sample_types, learner.labels_.tolist(), min_pts))
     schemas = [link_schema(mirror.pages[u].links) for u in sample]
     add("clustering", "mdl", clustering_scores(sample_types, MDLClustering().fit(schemas).labels_, min_pts))
+    irobot = IRobotCrawler(mirror, html, sample) if html is not None else None
+    if irobot is not None:
+        add("clustering", "irobot", clustering_scores(sample_types, irobot.labels_, min_pts))
     if params.get("cv", True):
         bags = [mirror.pages[u].xpaths for u in sample]
         add("classification", "source", cv_precision(lambda: make_learner(params), bags, sample_types,
@@ -176,6 +182,11 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
             add("ucc", method, ucc_scores([all_types[s.url] for s in steps], valid, available))
             if curves is not None and method in ("bfs", "source"):
                 curves += crawl_curve("ucc", method, [all_types[s.url] for s in steps], valid, available)
+        if irobot is not None:
+            crawled = [all_types[u] for u in irobot.run(budget)]
+            add("ucc", "irobot", ucc_scores(crawled, valid, available))
+            if curves is not None:
+                curves += crawl_curve("ucc", "irobot", crawled, valid, available)
     target = spec.target_type
     if target:
         targets = [u for u, t in all_types.items() if t == target]

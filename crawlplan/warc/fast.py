@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 
 from crawlplan.warc.payload import decode_body
-from crawlplan.warc.reader import RawRecord, find_member, iter_warcio, member_complete
 
 
 def _type_name(record_type) -> str:
@@ -22,11 +21,17 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
     # optional dependency: the fastwarc reader (extract.reader: fastwarc), imported only when chosen
     from fastwarc.warc import ArchiveIterator
 
+    # reader.py imports this module back (the fastwarc reader is optional)
+    from crawlplan.warc.reader import RawRecord
+
     wants = read_payload or (lambda rec: rec.record_type == "response")
+    mark = getattr(source, "mark", None)     # a remote stream keeps the last record's bytes for the end check
     last_pos = 0
     try:
         for record in ArchiveIterator(source, parse_http=True):
             last_pos = record.stream_pos
+            if mark is not None:
+                mark(last_pos)
             http = record.http_headers if record.is_http else None
             headers = {}
             status = None
@@ -57,8 +62,10 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
     if not source.seekable():
         return
     # fastwarc stops at a damaged or cut-off member; hand the rest of the file to warcio's resync
+    from crawlplan.warc.reader import TAIL_LIMIT, find_member, iter_warcio, members_complete
+
     source.seek(last_pos)
-    if outcome.status == "ok" and member_complete(source.read(1 << 24)):
+    if outcome.status == "ok" and members_complete(source.read(TAIL_LIMIT)):
         return
     next_start = find_member(source, last_pos + 1) if outcome.records else find_member(source, 0)
     if next_start is None:

@@ -12,9 +12,8 @@ import glob
 import gzip
 import io
 import os
-import urllib.request
 
-from crawlplan.warc.sources import open_source
+from crawlplan.warc.remote import open_stream
 
 WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc", ".warc.wet.gz", ".warc.wat.gz")
 LISTING_SUFFIXES = (".paths.gz", ".paths", ".txt", ".txt.gz", ".lst", ".list")
@@ -116,14 +115,10 @@ def _local(path: str, base: str) -> list[str]:
 def _remote(path: str, base: str) -> list[str]:
     if _is_warc_name(path):
         return [path]
-
-    if path.startswith(("http://", "https://")):
-        with urllib.request.urlopen(path, timeout=120) as resp:  # noqa: S310
-            data = resp.read()
-    else:
-        src = open_source(path)
+    with open_stream(path) as src:          # retried and resumed like the WARC files themselves
         data = src.read()
-        src.close()
+        if not getattr(src, "complete", lambda: True)():
+            raise ListingError(f"could not read the whole listing {path}: {src.failure}")
     if data[:2] == b"\x1f\x8b":
         data = gzip.GzipFile(fileobj=io.BytesIO(data)).read()
     if _looks_like_warc(data[:16]):

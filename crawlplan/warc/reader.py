@@ -4,8 +4,12 @@ Real crawls are messy: gzip members corrupt in the middle, files cut short, brot
 warcio 1.8.1 cannot decode, chunked bodies, wrong charset declarations. A reader that raises
 loses every record after the fault, so this one turns each fault into a value: records carry
 ``payload_error``; file-level faults end in a :class:`FileOutcome` with status
-``ok | truncated | corrupt | missing``. After a corrupt gzip member it scans forward to the
-next member and carries on.
+``ok | truncated | corrupt | missing | unreachable``. After a corrupt gzip member in a local file
+it scans forward to the next member and carries on.
+
+Remote files come through :mod:`crawlplan.warc.remote`, which retries and resumes by byte range;
+what it could not save shows here: ``unreachable`` (no byte could be read after the retries) and
+``truncated`` (the bytes ended before the file's Content-Length, or its last gzip member is cut).
 """
 
 from __future__ import annotations
@@ -17,10 +21,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from warcio.archiveiterator import ArchiveIterator
-
 from crawlplan.warc.payload import decode_body
-from crawlplan.warc.sources import open_source
+from crawlplan.warc.remote import NotFound, RemoteError, RetryPolicy, open_stream
 
 _GZIP_MAGIC = b"\x1f\x8b\x08"
 _CRAWL_RE = re.compile(r"(CC-MAIN-\d{4}-\d{2})")
@@ -68,6 +70,8 @@ class FileOutcome:
     records_by_type: Counter = field(default_factory=Counter)
     bytes: int = 0
     seconds: float = 0.0
+    attempts: int = 1               # requests made for the file (1 = no retry)
+    last_error: str | None = None   # the last fault met, also when a retry recovered from it
 
 
 PayloadFilter = Callable[[RawRecord], bool]
@@ -96,14 +100,23 @@ def _next_member(data: bytes, start: int) -> int:
     return data.find(_GZIP_MAGIC, start)
 
 
-def member_complete(raw: bytes) -> bool:
-    """True when ``raw`` starts with a whole gzip member (trailer included)."""
-    decomp = zlib.decompressobj(31)
-    try:
-        decomp.decompress(raw)
-    except zlib.error:
-        return False
-    return decomp.eof
+def members_complete(raw: bytes) -> bool:
+    """True when ``raw`` is a run of whole gzip members (each with its trailer) and nothing else."""
+    while raw:
+        decomp = zlib.decompressobj(31)
+        try:
+            while not decomp.eof and raw:
+                decomp.decompress(raw, 1 << 24)
+                raw = decomp.unconsumed_tail
+        except zlib.error:
+            return False
+        if not decomp.eof:
+            return False
+        raw = decomp.unused_data
+    return True
+
+
+TAIL_LIMIT = 64 << 20   # the last member is read back whole up to this size (larger: left unchecked)
 
 
 def iter_records(
@@ -113,16 +126,22 @@ def iter_records(
     max_payload_bytes: int = 10_000_000,
     read_payload: PayloadFilter | None = None,
     reader: str = "warcio",
+    remote: RetryPolicy | None = None,
 ) -> Iterator[RawRecord]:
     """Yield every record of ``path``; fill ``outcome`` with the file's accounting as it goes.
 
     ``read_payload(record)`` decides, from the headers alone, whether the body is read and
     decoded (default: response records). Bodies over ``max_payload_bytes`` are not read and get
-    ``payload_error='oversize'``.
+    ``payload_error='oversize'``. ``remote`` is the retry policy for http(s) and S3 paths.
     """
     started = time.time()
     try:
-        source = open_source(path)
+        source = open_stream(path, remote)
+    except (NotFound, RemoteError) as exc:
+        outcome.status = "missing" if isinstance(exc, NotFound) else "unreachable"
+        outcome.error, outcome.attempts, outcome.last_error = str(exc)[:500], exc.attempts, exc.last_error
+        outcome.seconds = time.time() - started
+        return
     except FileNotFoundError as exc:
         outcome.status, outcome.error = "missing", str(exc)
         return
@@ -139,21 +158,55 @@ def iter_records(
             return
     try:
         if reader == "fastwarc" and not path.endswith((".arc", ".arc.gz")):
-            from crawlplan.warc.fast import iter_fastwarc  # fast.py imports this module; fastwarc is optional
+            # fast.py imports this module; fastwarc is optional
+            from crawlplan.warc.fast import iter_fastwarc
 
             yield from iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes,
                                      read_payload=read_payload)
         else:
             yield from iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
                                     read_payload=read_payload)
+        if not source.seekable():
+            check_stream_end(source, path, outcome)
     finally:
         source.close()
         outcome.seconds = time.time() - started
 
 
+def check_stream_end(source, path: str, outcome: FileOutcome) -> None:
+    """After the last record of a remote stream: was the whole file read, and is its last member whole?
+
+    The reader stops quietly where the bytes stop, so a file cut short would otherwise pass for
+    complete. ``source`` is a :class:`~crawlplan.warc.remote.RemoteStream`.
+    """
+    outcome.attempts, outcome.last_error = source.attempts, source.last_error
+    stopped_at = source.tell()
+    left_over = source.read(1) if source.failure is None else b""
+    outcome.bytes = max(outcome.bytes, stopped_at)
+    if outcome.status != "ok":
+        return
+    if source.failure:
+        outcome.status, outcome.error = "truncated", source.failure[:500]
+    elif left_over:
+        outcome.status = "corrupt"
+        outcome.error = f"the reader stopped at byte {stopped_at:,} of {source.size or '?'}: damaged data there"
+    elif not source.complete():
+        outcome.status = "truncated"
+        outcome.error = f"the bytes ended at {stopped_at:,} of {source.size or '?'}: {source.failure or 'short read'}"
+    elif path.endswith(".gz") and outcome.records:
+        tail = source.kept_since_mark()
+        if tail is not None and not members_complete(tail):
+            outcome.status = "truncated"
+            outcome.error = f"the last gzip member (from byte {stopped_at - len(tail):,}) is incomplete"
+
+
 def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0) -> Iterator[RawRecord]:
+    # warcio: the default reader, loaded in the task that reads
+    from warcio.archiveiterator import ArchiveIterator
+
     wants = read_payload or (lambda rec: rec.record_type == "response")
     seekable = source.seekable()
+    mark = getattr(source, "mark", None)     # a remote stream keeps the last record's bytes for the end check
     base = start
     last_offset: int | None = None
     while True:
@@ -166,6 +219,8 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
                 # iterator.offset is the record's start; get_record_offset() would read it to the end
                 offset = iterator.offset
                 last_offset = offset
+                if mark is not None:
+                    mark(offset)
                 rec = RawRecord(
                     warc_file=path,
                     offset=offset,
@@ -187,7 +242,7 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
         if failed is None and seekable and path.endswith(".gz") and last_offset is not None:
             # warcio ends quietly at a damaged member: tell a cut-off file from a damaged middle
             source.seek(last_offset)
-            if not member_complete(source.read(1 << 24)):
+            if not members_complete(source.read(TAIL_LIMIT)):
                 next_start = find_member(source, last_offset + 1)
                 if next_start is None:
                     if outcome.status == "ok":

@@ -93,7 +93,9 @@ def bad_run(spark, shared_data, tmp_path_factory):
         fh.write("\n".join(names + ["does-not-exist.warc.gz"]) + "\n")
     expected["does-not-exist"] = "missing"
     out = tmp_path_factory.mktemp("bad-out")
-    conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.timeout_s=20"])
+    # every fault here is planted on purpose: the run accepts them all (the limit has its own tests)
+    conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.timeout_s=20",
+                                         "extract.max_failed_files=100%"])
     pipeline = load_pipeline("main")
     result = run_single_job(spark, conf, pipeline.nodes["extract"], [str(listing)], str(out),
                             pipeline.external_inputs("extract"), echo=lambda *_: None)

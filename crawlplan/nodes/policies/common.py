@@ -23,6 +23,20 @@ def host_index_rows(ctx, scores, table: hostdata.HostTableSettings):
     return index.where(F.col("crawl") == crawl)
 
 
+def sampled_population(ctx):
+    """``host_population`` when the extract sampled hosts (None after a full extract or when absent)."""
+    if not ctx.has("host_population"):
+        return None
+
+    population = ctx.read("host_population")
+    if not population.where(F.col("mode") == "sampled").limit(1).count():
+        return None
+    fractions = population.agg(F.sum("selected"), F.sum("html_captures")).head()
+    ctx.note(f"sampled extract: {int(fractions[0] or 0):,} of {int(fractions[1] or 0):,} HTML captures read; "
+             "host sizes come from the columnar index")
+    return population
+
+
 def host_ranks(ctx):
     path = ctx.input("web_graph")
     if not path:

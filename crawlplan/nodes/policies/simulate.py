@@ -2,6 +2,8 @@
 
 Spark aggregates pages to hosts; the sweeps run vectorised on the driver over the host table.
 Hosts missing from the web graph are left out when a graph is given, as in the paper (§3.2).
+After a sampled extract, each host's pages and high-quality pages are its index size times its
+sampled density (``host_population``), so the sweeps run on whole hosts, not on k-page samples.
 With ``calibrated_hosts > 0`` a calibrated population is simulated too (population=calibrated).
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from crawlplan import storage
-from crawlplan.nodes.policies.common import host_index_rows, host_ranks
+from crawlplan.nodes.policies.common import host_index_rows, host_ranks, sampled_population
 from crawlplan.policies import hostdata
 from crawlplan.policies.population import CalibratedParams, calibrated_population
 from crawlplan.policies.simulate import label_tables, run_sweep, summarize, sweep_config
@@ -23,6 +25,7 @@ def run(ctx) -> dict:
     classifier, threshold = table.classifier, table.threshold
     scores = ctx.read("scores")
     hosts = hostdata.host_counts(scores, classifier, threshold, table.min_pages)
+    hosts = hostdata.with_population(hosts, sampled_population(ctx))
     index = host_index_rows(ctx, scores, table)
     hosts = hostdata.with_host_index(hosts, index, table.cc_budget_column, table.known_column, table.fetched_column)
     hosts = hostdata.with_graph(hosts, host_ranks(ctx))

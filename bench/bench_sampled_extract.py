@@ -1,0 +1,200 @@
+"""Sampled extract (k per host, by byte range through the columnar index) against the full extract.
+
+    .venv/bin/python bench/bench_sampled_extract.py [--k 5] [--repeats 1]
+
+Side by side in one run, on the demo crawl (its cc_index) and on the real WARC files of
+../shared/data (warc/, servo/, realpages; indexed here with ``crawlplan index build``): the real
+``extract`` node (fastwarc + resiliparse: the cheap path, where reading weighs most) at local[2],
+``extract.mode=full`` and ``=sampled`` alternating after an untimed warm-up. Counted: bytes read
+and records parsed (``warc_files``), CPU seconds per process class, wall time, and the selected
+records' own bytes (their index lengths). Then the demo's sampled run once more with the WARC
+files served over loopback HTTP (``inputs.warc_base=http://127.0.0.1:PORT/``), and a range-read
+micro-benchmark: every selected range read by ``remote.read_range`` from the local file and over
+loopback HTTP. Also the share of all pages k = 5 and k = 10 read, from the page counts per host
+of the demo host index (``fetch_200``) and of the calibrated population. JSON in
+bench/results/sampled_extract.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+from benchlib import REPO, RESULTS, SHARED, cpu_seconds_by_process, machine, save, spark_session
+
+
+def _index_real_files() -> tuple[list[str], str]:
+    from crawlplan.ccindex.build import build_index
+
+    files = sorted(glob.glob(str(SHARED / "warc" / "*.gz")) + glob.glob(str(SHARED / "warc" / "servo" / "*.gz"))
+                   + [str(SHARED / "realpages" / "realpages.warc.gz")])
+    index = RESULTS / "real_cc_index"
+    shutil.rmtree(index, ignore_errors=True)
+    build_index(files, str(index), base=str(SHARED), jobs=2)
+    return files, str(index)
+
+
+def task_cpu(inputs: dict, base: str, sel, repeats: int = 2) -> dict:
+    """CPU (``time.process_time``, this process only: exact under any load) of what one Spark task
+    does, per record: ``process_warc_file`` over every listed file against ``process_warc_ranges``
+    over the selected ranges, same settings, alternating, best of ``repeats``."""
+    from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
+    from crawlplan.warc.listing import resolve_entry, resolve_inputs
+
+    settings = ExtractSettings(reader="fastwarc", extractor="resiliparse")
+    files = resolve_inputs(inputs["warc_paths"], base=base)
+    root = inputs["cc_index"]
+    groups = [(resolve_entry(name, base, root), part[["offset", "length", "url"]].to_dict("records"))
+              for name, part in sel.groupby("warc_filename")]
+    best = {"full": None, "sampled": None}
+    counts, docs = {}, {}
+    for rep in range(repeats):
+        for mode in (("full", "sampled") if rep % 2 == 0 else ("sampled", "full")):
+            t0 = time.process_time()
+            rows = [r for f in files for r in process_warc_file(f, settings)] if mode == "full" else \
+                [r for path, ranges in groups for r in process_warc_ranges(path, ranges, settings)]
+            spent = time.process_time() - t0
+            best[mode] = spent if best[mode] is None else min(best[mode], spent)
+            counts[mode] = sum(r["kind"] != "file" and r.get("offset") is not None for r in rows)
+            docs[mode] = sum(r["kind"] == "doc" for r in rows)
+    per = {m: best[m] / counts[m] for m in best}
+    per_doc = {m: best[m] / docs[m] for m in best}
+    return {"cpu_s": {m: round(v, 3) for m, v in best.items()}, "records_out": counts, "documents": docs,
+            "cpu_ms_per_record": {m: round(1000 * v, 3) for m, v in per.items()},
+            "cpu_per_record_sampled_over_full": round(per["sampled"] / per["full"], 3),
+            "cpu_ms_per_document": {m: round(1000 * v, 3) for m, v in per_doc.items()},
+            "cpu_per_document_sampled_over_full": round(per_doc["sampled"] / per_doc["full"], 3)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--task-only", action="store_true", help="only the per-task CPU (no Spark node runs, no HTTP)")
+    args = ap.parse_args()
+    import pyarrow.dataset as ds
+
+    from crawlplan.ccindex.sample import SampleSettings, read_cc_index, select_sample
+    from crawlplan.conf import load_conf
+    from crawlplan.dag.pipeline import load_pipeline
+    from crawlplan.dag.runner import Runner
+    from crawlplan.demo import ensure_demo
+    from crawlplan.paths import default_cache_dir
+    from crawlplan.policies.population import CalibratedParams, calibrated_population
+    from crawlplan.policies.sample_quality import read_share
+    from crawlplan.warc.listing import resolve_entry
+    from crawlplan.warc.remote import read_range
+    from crawlplan.warc.serve import serve_folder
+
+    _, spark = spark_session(2)
+    pipeline = load_pipeline("main")
+    demo = ensure_demo(default_cache_dir() / "demo-h300-s0", echo=lambda *_: None)
+    real_files, real_index = _index_real_files()
+    datasets = {"demo": ({"warc_paths": demo["warc_paths"], "cc_index": demo["cc_index"]}, ""),
+                "real": ({"warc_paths": real_files, "cc_index": real_index}, str(SHARED))}
+
+    def run(inputs: dict, mode: str, base: str = "") -> dict:
+        conf = load_conf("local", overrides=[
+            "spark.master=local[2]", "extract.reader=fastwarc", "extract.extractor=resiliparse",
+            f"extract.mode={mode}", f"extract.sample.k={args.k}", "run.progress_every_s=0"])
+        conf["inputs"].update(inputs)
+        conf["inputs"]["warc_base"] = base
+        out = tempfile.mkdtemp(prefix="bench-sampled-", dir=RESULTS)
+        before, t0 = cpu_seconds_by_process(), time.perf_counter()
+        Runner(spark, conf, out, echo=lambda *_: None).run_pipeline(pipeline, until=["extract"])
+        wall, after = time.perf_counter() - t0, cpu_seconds_by_process()
+        files = spark.read.parquet(os.path.join(out, "warc_files")).selectExpr(
+            "sum(bytes) b", "sum(records) r", "sum(documents) d", "sum(rejected) x").first()
+        shutil.rmtree(out, ignore_errors=True)
+        cpu = {k: round(after[k] - before[k], 2) for k in before}
+        return {"mode": mode, "wall_s": round(wall, 2), "cpu_s": cpu, "cpu_total_s": round(sum(cpu.values()), 2),
+                "bytes_read": int(files.b), "records_parsed": int(files.r), "documents": int(files.d),
+                "rejected": int(files.x), "responses_out": int(files.d + files.x)}
+
+    results: dict = {"k": args.k, "machine": machine(), "datasets": {}}
+    for name, (inputs, base) in datasets.items():
+        index, _ = read_cc_index(spark, inputs["cc_index"], SampleSettings(k=args.k))
+        selected, _ = select_sample(index, SampleSettings(k=args.k))
+        sel = selected.toPandas()
+        if args.task_only:
+            results["datasets"][name] = {"task_cpu": task_cpu(inputs, base, sel, repeats=3)}
+            print(name, results["datasets"][name], flush=True)
+            continue
+        if not results["datasets"]:
+            run(datasets["demo"][0], "sampled")              # warm-up: JVM, workers, imports
+        runs = []
+        for rep in range(args.repeats):
+            for mode in (("full", "sampled") if rep % 2 == 0 else ("sampled", "full")):
+                r = run(inputs, mode, base)
+                runs.append(r)
+                print(f"{name:5s} {mode:8s} wall {r['wall_s']:6.1f}s CPU {r['cpu_total_s']:6.1f}s "
+                      f"(python workers {r['cpu_s']['python_workers']}) bytes {r['bytes_read']:,} "
+                      f"records {r['records_parsed']:,} out {r['responses_out']:,}", flush=True)
+        full = [r for r in runs if r["mode"] == "full"]
+        samp = [r for r in runs if r["mode"] == "sampled"]
+        mean = lambda rs, key: sum(x[key] for x in rs) / len(rs)  # noqa: E731
+        cpu_worker = lambda rs: sum(x["cpu_s"]["python_workers"] for x in rs) / len(rs)  # noqa: E731
+        own = int(sel.length.sum())
+        summary = {
+            "runs": runs, "selected_records": len(sel), "selected_bytes": own,
+            "bytes_read_over_selected_bytes": round(mean(samp, "bytes_read") / own, 4),
+            "bytes_read_sampled_over_full": round(mean(samp, "bytes_read") / mean(full, "bytes_read"), 4),
+            "records_parsed_sampled_over_full": round(mean(samp, "records_parsed") / mean(full, "records_parsed"), 4),
+            "cpu_per_record_sampled_over_full": round((mean(samp, "cpu_total_s") / mean(samp, "responses_out"))
+                                                      / (mean(full, "cpu_total_s") / mean(full, "responses_out")), 3),
+            "worker_cpu_per_record_sampled_over_full": round((cpu_worker(samp) / mean(samp, "responses_out"))
+                                                             / (cpu_worker(full) / mean(full, "responses_out")), 3),
+            "cpu_sampled_over_full": round(mean(samp, "cpu_total_s") / mean(full, "cpu_total_s"), 3),
+            "wall_sampled_over_full": round(mean(samp, "wall_s") / mean(full, "wall_s"), 3),
+        }
+        summary["task_cpu"] = task_cpu(inputs, base, sel)
+        results["datasets"][name] = summary
+        print(name, {k: v for k, v in summary.items() if k != "runs"}, flush=True)
+
+        # range reads: local file against loopback HTTP, the same selected ranges
+        root = base or os.path.dirname(inputs["cc_index"].rstrip("/"))
+        server, url = serve_folder(root)
+        try:
+            timings = {}
+            for label, prefix in (("local", ""), ("http", url)):
+                t0 = time.perf_counter()
+                got = 0
+                for row in sel.itertuples():
+                    path = prefix + row.warc_filename if prefix else resolve_entry(row.warc_filename, base, root)
+                    got += len(read_range(path, int(row.offset), int(row.length)))
+                timings[label] = {"seconds": round(time.perf_counter() - t0, 4), "bytes": got}
+            summary["range_reads"] = {**timings, "http_over_local": round(timings["http"]["seconds"]
+                                                                          / timings["local"]["seconds"], 2),
+                                      "ranges": len(sel)}
+            print(name, "range reads", summary["range_reads"], flush=True)
+            if name == "demo":
+                r = run(inputs, "sampled", url)
+                summary["sampled_over_http"] = r
+                summary["http_run_over_local_run_wall"] = round(r["wall_s"] / mean(samp, "wall_s"), 3)
+                print(f"demo sampled over HTTP: wall {r['wall_s']}s CPU {r['cpu_total_s']}s bytes {r['bytes_read']:,} "
+                      f"out {r['responses_out']:,}", flush=True)
+        finally:
+            server.shutdown()
+            server.server_close()
+
+    sizes_demo = ds.dataset(demo["host_index"], format="parquet", partitioning="hive").to_table(
+        columns=["fetch_200", "crawl"]).to_pandas()
+    sizes_demo = sizes_demo[(sizes_demo.crawl == sizes_demo.crawl.max()) & (sizes_demo.fetch_200 > 0)].fetch_200
+    calibrated = calibrated_population(CalibratedParams(), seed=0).n
+    results["pages_read_share"] = {
+        src: {f"k={k}": round(read_share(sizes.to_numpy() if hasattr(sizes, "to_numpy") else sizes, k), 4) for k in (5, 10)}
+        for src, sizes in (("demo_host_index", sizes_demo), ("calibrated_population", calibrated))}
+    print("share of all pages read:", results["pages_read_share"])
+    save("sampled_extract_task_cpu" if args.task_only else "sampled_extract", results)
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO))
+    sys.exit(main())

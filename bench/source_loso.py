@@ -1,0 +1,282 @@
+"""SOUrCe on sites it was not tuned on: leave-one-site-out, whole-site prediction, crawl curves.
+
+    .venv/bin/python scripts/build_sites.py                      # once: data/sites/*.warc.gz (Debian docs)
+    .venv/bin/python bench/source_loso.py score                  # every candidate x every labelled site
+    .venv/bin/python bench/source_loso.py table                  # LOSO table + outlier shares (docs/source.md)
+    .venv/bin/python bench/source_loso.py crawls --png docs/img/source_crawl_curves.png   # curves, all crawlers
+    .venv/bin/python bench/source_loso.py plot --png docs/img/source_crawl_curves.png     # redraw the last run
+
+Labelled sites: the two shared documentation mirrors, the five demo forums, and every site of
+scripts/sites.yaml found in data/sites. ``score`` trains each candidate configuration on each
+site's sample (the Apath sampler, ``train_size`` pages) and records the clustering scores on the
+sample and the whole-mirror prediction (every page of the mirror classified by the trained
+sitemap: outlier share, purity). ``table`` does the selection: for each held-out site the one
+configuration meeting the most per-site goals (:func:`goals_met`: the issue's clustering, outlier
+and crawl goals) on the *other* sites (then the
+best mean micro-F, then the best worst site) is scored on it — no per-site parameter, and the
+held-out site never votes for its own configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "scripts"))
+RESULTS = REPO / "bench" / "results"
+SITES_DIR = REPO / "data" / "sites"
+
+# the candidates the selection chooses from: the published method, the shipped default, and
+# the learner options measured in this bench (docs/source.md, "Leave-one-site-out")
+CANDIDATES = {
+    "paper": {"method": "paper"},
+    "default": {"method": "default"},
+    "default, noise kept (noise_radius 0)": {"method": "default", "noise_radius": 0},
+    "default, noise_radius 1": {"method": "default", "noise_radius": 1},
+    "default, noise_radius 1.5": {"method": "default", "noise_radius": 1.5},
+    "default, noise_radius 2": {"method": "default", "noise_radius": 2},
+    "default, histogram eps": {"method": "default", "eps_rule": "histogram"},
+    "default, tag-only leaf XPaths": {"method": "default", "xpath_classes": "none"},
+}
+
+
+def labelled_sites(only: set[str] | None = None):
+    """(params, {site: [SitePage]}, {site: SiteSpec}) for every labelled site available."""
+    import build_sites
+    from bench_source import _sites
+
+    from crawlplan.source.experiment import site_specs
+    from crawlplan.source.mirror import read_site_pages
+
+    params, raw, specs, _servo = _sites()
+    registry = build_sites.load_registry()
+    specs.update(site_specs({"extra_site_types": build_sites.site_types(registry)}))
+    missing = [s for s in registry if not (SITES_DIR / f"{s}.warc.gz").is_file()]
+    if missing:
+        print(f"data/sites lacks {', '.join(missing)}: run scripts/build_sites.py", file=sys.stderr)
+    for site in registry:
+        path = SITES_DIR / f"{site}.warc.gz"
+        if path.is_file():
+            raw.update(read_site_pages([str(path)]))
+    if only:
+        raw = {s: p for s, p in raw.items() if s in only}
+    return params, raw, specs
+
+
+def score(configs: dict, only: set[str] | None) -> list[dict]:
+    from crawlplan.source.evaluate import clustering_scores
+    from crawlplan.source.experiment import evaluate_site, feature_mode, train_site
+    from crawlplan.source.mirror import build_mirror
+
+    warnings.filterwarnings("ignore")
+    params, raw, specs = labelled_sites(only)
+    rows = []
+    for site in sorted(raw):
+        mirrors = {}
+        typer = specs[site].typer
+        for name, cfg in configs.items():
+            p = {**params, **cfg}
+            mode = feature_mode(p)
+            if mode not in mirrors:
+                mirrors[mode] = build_mirror(site, raw[site], xpath_classes=mode)
+            mirror = mirrors[mode]
+            t0 = time.perf_counter()
+            learner, sample = train_site(mirror, p)
+            fit_s = time.perf_counter() - t0
+            min_pts = learner.min_pts
+            on_sample = clustering_scores([typer(u) for u in sample], learner.labels_.tolist(), min_pts)
+            urls = sorted(mirror.pages)
+            predicted = learner.predict([mirror.pages[u] for u in urls]).tolist()
+            whole = clustering_scores([typer(u) for u in urls], predicted, min_pts)
+            crawled = {f"{r['task']}/{r['method']}/{r['metric']}": r["value"]
+                       for r in evaluate_site(mirror, learner, sample, specs[site], {**p, "cv": False})
+                       if r["task"] in ("ucc", "target") and r["method"] in ("bfs", "source")}
+            rows.append({"site": site, "config": name, "pages": len(mirror), "train": len(sample),
+                         "eps_source": learner.eps_source_, "fit_s": fit_s,
+                         "clusters": on_sample.get("clusters"), "micro_f": on_sample.get("micro_f"),
+                         "macro_f": on_sample.get("macro_f"), "micro_purity": on_sample.get("micro_purity"),
+                         "train_outlier_share": learner.outlier_share_,
+                         "full_outlier_share": sum(c == -1 for c in predicted) / len(predicted),
+                         "full_micro_f": whole.get("micro_f"), "full_micro_purity": whole.get("micro_purity"),
+                         **crawled})
+            print(json.dumps(rows[-1]), file=sys.stderr)
+    return rows
+
+
+GOALS = 7
+
+
+def goals_met(r: dict) -> int:
+    """The issue's per-site goals a result meets: micro-F >= 0.75, purity >= 0.90 on the sample
+    and on the whole mirror, whole-mirror outlier share <= 5%; UCC valid ratio >= BFS's, UCC
+    recall above BFS's, target harvest rate >= 0.90 and above BFS's."""
+    g = lambda k: r.get(k) or 0.0  # noqa: E731
+    hr, hr_bfs = g("target/source/harvest_rate"), g("target/bfs/harvest_rate")
+    return sum((g("micro_f") >= 0.75, g("micro_purity") >= 0.90, g("full_micro_purity") >= 0.90,
+                r["full_outlier_share"] <= 0.05,
+                g("ucc/source/valid_ratio") >= g("ucc/bfs/valid_ratio") and "ucc/bfs/valid_ratio" in r,
+                g("ucc/source/recall") > g("ucc/bfs/recall"), hr >= 0.90 and hr > hr_bfs))
+
+
+def loso(rows: list[dict]) -> list[dict]:
+    """For each held-out site, the configuration chosen on the other sites, scored on it."""
+    by = {(r["site"], r["config"]): r for r in rows}
+    sites = sorted({r["site"] for r in rows})
+    configs = sorted({r["config"] for r in rows})
+    out = []
+
+    def merit(config, others):
+        got = [by[(s, config)] for s in others if (s, config) in by]
+        fs = [r["micro_f"] or 0.0 for r in got]
+        return (sum(goals_met(r) for r in got), sum(fs) / len(fs), min(fs)) if got else (-1, -1.0, -1.0)
+
+    for held in sites:
+        others = [s for s in sites if s != held]
+        chosen = max((c for c in configs if (held, c) in by), key=lambda c: merit(c, others))  # noqa: B023
+        out.append({**by[(held, chosen)], "chosen": chosen})
+    return out
+
+
+def _print_loso(rows: list[dict]) -> None:
+    res = loso(rows)
+    print("| held-out site | pages (trained) | chosen on the other sites | clusters | micro-F | macro-F "
+          "| purity | outliers, sample | outliers, whole mirror | purity, whole mirror |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in res:
+        print(f"| {r['site']} | {r['pages']} ({r['train']}) | {r['chosen']} | {r['clusters']} | {r['micro_f']:.3f} "
+              f"| {r['macro_f']:.3f} | {r['micro_purity']:.3f} | {r['train_outlier_share']:.3f} "
+              f"| {r['full_outlier_share']:.3f} | {r['full_micro_purity']:.3f} |")
+    n = len(res)
+    print(f"\nmean micro-F {sum(r['micro_f'] for r in res) / n:.3f}, worst {min(r['micro_f'] for r in res):.3f} "
+          f"({min(res, key=lambda r: r['micro_f'])['site']}); mean purity {sum(r['micro_purity'] for r in res) / n:.3f}, "
+          f"worst {min(r['micro_purity'] for r in res):.3f}; whole-mirror outliers worst "
+          f"{max(r['full_outlier_share'] for r in res):.3f}")
+    print("\n| configuration | site goals met | mean micro-F | worst micro-F | mean purity | worst whole-mirror outlier share |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for c in sorted({r["config"] for r in rows}):
+        rs = [r for r in rows if r["config"] == c]
+        print(f"| {c} | {sum(goals_met(r) for r in rs)} / {GOALS * len(rs)} | {sum(r['micro_f'] for r in rs) / len(rs):.3f} "
+              f"| {min(r['micro_f'] for r in rs):.3f} "
+              f"| {sum(r['micro_purity'] for r in rs) / len(rs):.3f} | {max(r['full_outlier_share'] for r in rs):.3f} |")
+
+
+def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
+    from crawlplan.source.experiment import evaluate_site, feature_mode, train_site
+    from crawlplan.source.features import normalise_url
+    from crawlplan.source.mirror import build_mirror
+
+    warnings.filterwarnings("ignore")
+    params, raw, specs = labelled_sites(only)
+    p = {**params, **config, "cv": False}
+    curves, summary = [], []
+    for site in sorted(raw):
+        mirror = build_mirror(site, raw[site], xpath_classes=feature_mode(p))
+        learner, sample = train_site(mirror, p)
+        site_curves: list[dict] = []
+        html = {normalise_url(page.url): page.html for page in raw[site] if page.html}
+        rows = evaluate_site(mirror, learner, sample, specs[site], p, curves=site_curves, html=html)
+        got = {f"{r['task']}/{r['method']}/{r['metric']}": r["value"] for r in rows}
+        summary.append({"site": site, **got})
+        curves += [{"site": site, **c} for c in site_curves]
+        print(site, json.dumps({k: round(v, 3) for k, v in got.items() if k.startswith(("ucc/bfs", "ucc/source/",
+                                                                                      "target/"))}), file=sys.stderr)
+    if png:
+        _plot(curves, png)
+    return {"summary": summary, "curves": curves}
+
+
+def _print_crawls(summary: list[dict]) -> None:
+    f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    print("| site | clustering micro-F SOUrCe / MDL / iRobot | iRobot clusters | UCC VR BFS / SOUrCe / iRobot "
+          "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target recall SOUrCe |")
+    print("|---|---|---:|---|---|---|---:|")
+    for r in summary:
+        def g(*keys, r=r):
+            return " / ".join(f(r.get(k)) for k in keys)
+        print(f"| {r['site']} | {g('clustering/source/micro_f', 'clustering/mdl/micro_f', 'clustering/irobot/micro_f')} "
+              f"| {'-' if r.get('clustering/irobot/clusters') is None else int(r['clustering/irobot/clusters'])} "
+              f"| {g('ucc/bfs/valid_ratio', 'ucc/source/valid_ratio', 'ucc/irobot/valid_ratio')} "
+              f"| {g('ucc/bfs/recall', 'ucc/source/recall', 'ucc/irobot/recall')} "
+              f"| {g('target/bfs/harvest_rate', 'target/source/harvest_rate', 'target/tpm/harvest_rate')} "
+              f"| {f(r.get('target/source/recall'))} |")
+
+
+def _plot(curves: list[dict], png: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sites = sorted({c["site"] for c in curves})
+    cols = 4
+    rows = -(-len(sites) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.3 * rows), squeeze=False)
+    style = {("ucc", "bfs"): ("tab:gray", "--"), ("ucc", "source"): ("tab:blue", "-"),
+             ("ucc", "irobot"): ("tab:purple", "-."),
+             ("target", "bfs"): ("tab:gray", ":"), ("target", "source"): ("tab:red", "-"),
+             ("target", "tpm"): ("tab:green", "-.")}
+    for ax, site in zip(axes.ravel(), sites):
+        for (task, method), (color, ls) in style.items():
+            pts = [(c["pages"], c["value"]) for c in curves if c["site"] == site and c["task"] == task
+                   and c["method"] == method and c["metric"] in ("valid_ratio", "harvest_rate")]
+            if pts:
+                ax.plot(*zip(*sorted(pts)), color=color, ls=ls, lw=1.2, label=f"{task} {method}")
+        ax.set_title(site, fontsize=8)
+        ax.set_ylim(0, 1.02)
+        ax.tick_params(labelsize=6)
+    for ax in axes.ravel()[len(sites):]:
+        ax.axis("off")
+    axes[0][0].legend(fontsize=5, loc="lower right")
+    fig.supxlabel("pages crawled (budget)", fontsize=8)
+    fig.supylabel("UCC valid ratio / target harvest rate", fontsize=8)
+    fig.tight_layout()
+    png.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(png, dpi=55)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("score", "table", "crawls", "plot"))
+    ap.add_argument("--configs", default="", help="';'-separated subset of the candidates")
+    ap.add_argument("--sites", default="", help="comma-separated subset of the labelled sites")
+    ap.add_argument("--results", type=Path, default=RESULTS / "source_loso.json")
+    ap.add_argument("--png", type=Path, default=None, help="crawls: also draw the curves")
+    ap.add_argument("--config", default="default", choices=list(CANDIDATES), help="crawls: the configuration")
+    args = ap.parse_args()
+    only = {s for s in args.sites.split(",") if s} or None
+    if args.what == "score":
+        names = [c.strip() for c in args.configs.split(";") if c.strip()] or list(CANDIDATES)
+        unknown = [c for c in names if c not in CANDIDATES]
+        if unknown:
+            ap.error(f"unknown configuration(s) {unknown}; candidates: {list(CANDIDATES)}")
+        rows = score({n: CANDIDATES[n] for n in names}, only)
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        if args.results.is_file():   # merge with earlier runs (other configs / sites)
+            keep = {(r["site"], r["config"]) for r in rows}
+            rows += [r for r in json.loads(args.results.read_text()) if (r["site"], r["config"]) not in keep]
+        args.results.write_text(json.dumps(rows, indent=1))
+        _print_loso(rows)
+    elif args.what == "table":
+        _print_loso(json.loads(args.results.read_text()))
+    elif args.what == "plot":     # redraw / reprint the last crawls run
+        out = json.loads((RESULTS / "source_loso_crawls.json").read_text())
+        _print_crawls(out["summary"])
+        if args.png:
+            _plot(out["curves"], args.png)
+    else:
+        out = crawls(CANDIDATES[args.config], only, args.png)
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "source_loso_crawls.json").write_text(json.dumps(out))
+        _print_crawls(out["summary"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

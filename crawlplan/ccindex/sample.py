@@ -1,0 +1,148 @@
+"""Choose k captures per host from Common Crawl's columnar index, in Spark.
+
+A plan needs a few pages per host, not every page: the index (one row per capture with its WARC
+file, offset and length) lets the extract read only those. Each host's sample is a seeded random
+draw of ``k`` successful HTML captures (all of them when the host has fewer): the order is a hash
+of (seed, URL, file, offset), so the draw does not depend on partitioning or on the order of the
+index, and a larger ``k`` with the same seed keeps every capture a smaller one chose. Optional
+strata (``language``: the first of ``content_languages``; ``depth``: path segments 0, 1, 2, 3+)
+spread the k captures over a host's strata in proportion to their size.
+
+Only the columns needed are read (Parquet column pruning) and only the chosen crawl and
+subsets (partition pruning), so on Common Crawl's index
+(``s3://commoncrawl/cc-index/table/cc-main/warc/``) a sample costs a scan of a few columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.window import Window
+
+from crawlplan.conf import number_setting
+from crawlplan.extract.records import HTML_TYPES
+from crawlplan.graph.hostindex import list_crawls
+from crawlplan.graph.keys import normalize_rev_host, rev_to_surt
+
+SAMPLE_COLUMNS = ("url", "url_host_name", "url_path", "fetch_status", "content_mime_detected", "content_mime_type",
+                  "content_languages", "warc_filename", "warc_record_offset", "warc_record_length")
+STRATA = ("language", "depth")
+MODES = ("full", "sampled")
+
+
+@dataclass(frozen=True)
+class SampleSettings:
+    k: int = 10
+    seed: int = 0
+    strata: tuple[str, ...] = ()
+    crawl: str = ""                        # "" = the index's latest crawl
+    subsets: tuple[str, ...] = ("warc", "crawldiagnostics", "robotstxt")
+    merge_gap_bytes: int = 0
+
+    @classmethod
+    def from_params(cls, params: dict | None) -> SampleSettings:
+        p = dict(params or {})
+        unknown = sorted(set(p) - {"k", "seed", "strata", "crawl", "subsets", "merge_gap_bytes"})
+        if unknown:
+            raise ValueError(f"unknown extract.sample key(s): {', '.join(unknown)}")
+        strata = tuple(str(s) for s in (p.get("strata") or ()))
+        bad = [s for s in strata if s not in STRATA]
+        if bad:
+            raise ValueError(f"unknown extract.sample.strata {bad}; choose from {', '.join(STRATA)}")
+        k = number_setting("extract.sample.k", p.get("k", cls.k), integer=True)
+        if k < 1:
+            raise ValueError("extract.sample.k must be >= 1")
+        subsets = tuple(str(s) for s in (p.get("subsets") or cls.subsets))
+        if "warc" not in subsets:
+            raise ValueError("extract.sample.subsets must include 'warc' (the successful captures)")
+        return cls(k=k, seed=number_setting("extract.sample.seed", p.get("seed", 0), integer=True), strata=strata,
+                   crawl=str(p.get("crawl") or ""), subsets=subsets,
+                   merge_gap_bytes=number_setting("extract.sample.merge_gap_bytes", p.get("merge_gap_bytes", 0),
+                                                  integer=True))
+
+
+def extract_mode(params: dict) -> str:
+    mode = str(params.get("mode", "full"))
+    if mode not in MODES:
+        raise ValueError(f"unknown extract.mode '{mode}'; choose one of {', '.join(MODES)}")
+    return mode
+
+
+def read_cc_index(spark: SparkSession, path: str, settings: SampleSettings,
+                  columns: tuple[str, ...] = SAMPLE_COLUMNS) -> tuple[DataFrame, str]:
+    """One crawl of the index (``settings.crawl``, else the latest), its chosen subsets, ``columns``
+    only. ``path`` is the table root (``.../cc-main/warc/``) or one ``crawl=`` folder."""
+    root = path.rstrip("/")
+    if root.rsplit("/", 1)[-1].startswith("crawl="):
+        crawls = {root.rsplit("=", 1)[1]: root}
+        root = root.rsplit("/", 1)[0]
+    else:
+        crawls = list_crawls(spark, root)
+    crawl = settings.crawl or sorted(crawls)[-1]
+    if crawl not in crawls:
+        raise ValueError(f"crawl '{crawl}' is not in the columnar index {path}; it has: {', '.join(sorted(crawls))}")
+    index = spark.read.option("basePath", root).parquet(crawls[crawl])
+    missing = [c for c in columns if c not in index.columns]
+    if missing:
+        raise ValueError(f"the columnar index {path} lacks column(s) {', '.join(missing)} "
+                         f"(expected Common Crawl's cc-index-table flat schema)")
+    index = index.where(F.col("subset").isin(*settings.subsets))
+    return index.select(*columns, F.lit(crawl).alias("crawl"), "subset"), crawl
+
+
+def host_key(col: Column) -> Column:
+    """``url_host_name`` to the documents' ``surt_host_name`` (``hosts.surt_host(hosts.host_of(url))``)
+    without a Python UDF: reversed, then the graph-key expressions of ``crawlplan.graph.keys``."""
+    low = F.regexp_replace(F.lower(F.trim(col)), r"\.+$", "")
+    return rev_to_surt(normalize_rev_host(F.array_join(F.reverse(F.split(low, r"\.")), ".")))
+
+
+def _stratum(settings: SampleSettings) -> Column:
+    parts = []
+    for name in settings.strata:
+        if name == "language":
+            parts.append(F.coalesce(F.split(F.col("content_languages"), ",").getItem(0), F.lit("")))
+        else:   # depth: non-empty path segments, 3 and more pooled
+            segments = F.size(F.array_remove(F.split(F.col("url_path"), "/"), ""))
+            parts.append(F.least(segments, F.lit(3)).cast("string"))
+    return F.concat_ws("|", *parts) if parts else F.lit("")
+
+
+def html_captures(index: DataFrame) -> Column:
+    """Successful HTML captures: subset ``warc``, HTTP 200, HTML by the detected MIME type (the
+    declared one when none was detected)."""
+    mime = F.lower(F.coalesce(F.col("content_mime_detected"), F.col("content_mime_type"), F.lit("")))
+    return (F.col("subset") == "warc") & (F.col("fetch_status") == 200) & mime.isin(*HTML_TYPES)
+
+
+def select_sample(index: DataFrame, settings: SampleSettings) -> tuple[DataFrame, DataFrame]:
+    """(selected captures: surt_host_name, url, warc_filename, offset, length, draw_rank (1..k, the
+    host's draw order: the first j rows are the draw for k = j); per-host population:
+    surt_host_name, crawl, captures, html_captures, selected)."""
+    keyed = index.withColumn("surt_host_name", host_key(F.col("url_host_name")))
+    html = keyed.where(html_captures(keyed)).withColumn("_stratum", _stratum(settings)).withColumn(
+        "_draw", F.xxhash64(F.lit(settings.seed), "url", "warc_filename", "warc_record_offset"))
+    order_key = ["_draw", "warc_filename", "warc_record_offset"]
+    if settings.strata:
+        # proportional allocation: the i-th draw of a stratum of n sorts at (i - 0.5) / n
+        stratum = Window.partitionBy("surt_host_name", "_stratum")
+        html = html.withColumn("_pos", (F.row_number().over(stratum.orderBy(*order_key)) - 0.5)
+                               / F.count(F.lit(1)).over(stratum))
+        order_key = ["_pos", *order_key]
+    ranked = html.withColumn("_rank", F.row_number().over(Window.partitionBy("surt_host_name").orderBy(*order_key)))
+    selected = ranked.where(F.col("_rank") <= settings.k).select(
+        "surt_host_name", "url", "warc_filename", F.col("warc_record_offset").cast("long").alias("offset"),
+        F.col("warc_record_length").cast("long").alias("length"), F.col("_rank").alias("draw_rank"))
+    population = keyed.groupBy("surt_host_name").agg(
+        F.first("crawl").alias("crawl"), F.count(F.lit(1)).alias("captures"),
+        F.sum(html_captures(keyed).cast("long")).alias("html_captures"))
+    population = population.withColumn("selected", F.least(F.col("html_captures"), F.lit(settings.k)).cast("long"))
+    return selected, population
+
+
+def ranges_by_file(selected: DataFrame) -> DataFrame:
+    """One row per WARC file: its name in the index and its selected ranges."""
+    return selected.groupBy("warc_filename").agg(
+        F.collect_list(F.struct("offset", "length", "url")).alias("ranges"))

@@ -1,0 +1,117 @@
+"""Read chosen records of a WARC file by byte range: what the sampled extract fetches.
+
+The columnar index gives each capture's WARC file, offset and length. The ranges of one file go
+to :func:`crawlplan.warc.remote.read_ranges` (the same retrying, resuming reader as whole files:
+local, http(s), S3), which sorts them, merges neighbours at most ``max_gap`` bytes apart into one
+request and hands back each range's bytes; each record is then parsed alone, since Common Crawl
+writes every record as its own gzip member. Only the selected records are parsed; gap bytes are
+read but never parsed. Every range ends as a record or as a reason, never silently lost.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from crawlplan.warc.fast import iter_fastwarc
+from crawlplan.warc.reader import FileOutcome, RawRecord, iter_warcio
+from crawlplan.warc.remote import NotFound, RemoteError, RetryPolicy, Unreachable, merge_ranges, read_ranges
+
+
+@dataclass(frozen=True)
+class RecordRange:
+    offset: int
+    length: int
+    url: str | None = None          # the index's URL: checked against the record's
+
+
+@dataclass
+class RangeResult:
+    """One selected range: the record parsed from it, or why there is none."""
+    range: RecordRange
+    record: RawRecord | None
+    error: str | None = None        # range_read_error | not_a_record | index_mismatch | bad_range
+    detail: str | None = None
+
+
+def parse_member(data: bytes, path: str, offset: int, *, max_payload_bytes: int, read_payload,
+                 reader: str = "warcio") -> tuple[RawRecord | None, FileOutcome]:
+    """The first record of one gzip member (bytes of a range), with its offset in the file."""
+    outcome = FileOutcome(warc_file=path)
+    source = io.BytesIO(data)
+    if reader == "fastwarc" and not path.endswith((".arc", ".arc.gz")):
+        records = iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes, read_payload=read_payload)
+    else:
+        records = iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes, read_payload=read_payload)
+    for rec in records:
+        rec.offset = offset
+        return rec, outcome
+    return None, outcome
+
+
+def _valid(ranges: list[RecordRange]) -> tuple[list[RecordRange], list[RangeResult]]:
+    """An index listing one capture twice, a range inside another one or a nonsense range is a
+    reject, never lost (in file order, the first of two overlapping ranges is read)."""
+    clean: list[RecordRange] = []
+    bad: list[RangeResult] = []
+    end = -1
+    for r in sorted(ranges, key=lambda r: (r.offset, -r.length)):
+        if r.length <= 0 or r.offset < 0:
+            bad.append(RangeResult(r, None, "bad_range", f"offset {r.offset}, length {r.length}"))
+        elif r.offset < end:
+            bad.append(RangeResult(r, None, "bad_range", f"overlaps the range at {clean[-1].offset}"))
+        else:
+            clean.append(r)
+            end = r.offset + r.length
+    return clean, bad
+
+
+def _failed(outcome: FileOutcome, exc: Exception) -> str:
+    outcome.status = "missing" if isinstance(exc, (NotFound, FileNotFoundError)) else \
+        "unreachable" if isinstance(exc, Unreachable) else "corrupt"
+    detail = f"{type(exc).__name__}: {exc}"[:500]
+    outcome.error = detail
+    if isinstance(exc, RemoteError):
+        outcome.attempts = max(outcome.attempts, exc.attempts)
+        outcome.last_error = exc.last_error
+    return detail
+
+
+def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, max_gap: int = 0,
+                max_payload_bytes: int = 10_000_000, read_payload=None, reader: str = "warcio",
+                remote: RetryPolicy | None = None) -> Iterator[RangeResult]:
+    """One :class:`RangeResult` per selected range of ``path``, in offset order; the file's
+    accounting (bytes read, records parsed, status) goes into ``outcome``. A span that cannot be
+    read rejects its unread ranges (``range_read_error``) and the next span is tried."""
+    started = time.time()
+    clean, bad = _valid(ranges)
+    yield from bad
+    try:
+        for first, stop, members in merge_ranges([(r.offset, r.length) for r in clean], max_gap):
+            span = [clean[j] for j in members]
+            done: set[int] = set()
+            try:
+                for i, data in read_ranges(path, [(r.offset, r.length) for r in span], remote, max_gap=stop - first):
+                    done.add(i)
+                    yield _parse(span[i], data, path, outcome, max_payload_bytes=max_payload_bytes,
+                                 read_payload=read_payload, reader=reader)
+                outcome.bytes += stop - first
+            except Exception as exc:  # noqa: BLE001 - network, permissions, a short file: the span's ranges are rejects
+                detail = _failed(outcome, exc)
+                outcome.bytes += sum(span[i].length for i in done)
+                yield from (RangeResult(r, None, "range_read_error", detail) for i, r in enumerate(span) if i not in done)
+    finally:
+        outcome.seconds = time.time() - started
+
+
+def _parse(r: RecordRange, data: bytes, path: str, outcome: FileOutcome, **options) -> RangeResult:
+    rec, parsed = parse_member(data, path, r.offset, **options)
+    if rec is None:
+        return RangeResult(r, None, "not_a_record", parsed.error or "no WARC record at this offset")
+    outcome.records += 1
+    outcome.records_by_type[rec.record_type] += 1
+    if r.url and rec.url != r.url:
+        return RangeResult(r, None, "index_mismatch", f"index says {r.url}, record is {rec.url}")
+    return RangeResult(r, rec)
