@@ -4,7 +4,7 @@ files, same texts, one run.
 
     .venv/bin/python bench/bench_classify.py [--docs N] [--cores 1] [--dim 100]
 
-Corpus: the main text of /work/shared/data/realpages/realpages.warc.gz (1,171 real pages),
+Corpus: the main text of ../shared/data/realpages/realpages.warc.gz from the project root (1,171 real pages),
 extracted once with trafilatura and cached in bench/results/. Models: the ten registry entries
 trained as demo models with a larger dimension (real files cannot be downloaded here), stored
 in bench/results/models under the registry names and read by all three contenders.
@@ -77,10 +77,10 @@ def extract_corpus() -> list[dict]:
 
 def bench_models(dim: int):
     """Ten models under the registry names (demo-trained, larger dim), and their specs."""
-    from crawlplan.classify.demo_models import train_demo
     from crawlplan.classify.models import model_path
     from crawlplan.classify.registry import load_registry, select
     from crawlplan.conf import load_conf
+    from crawlplan.demo.models import train_demo
 
     model_dir = RESULTS / f"models-dim{dim}"
     conf = load_conf("local", overrides=[f"classify.model_dir={model_dir}", f"classify.demo.dim={dim}",
@@ -245,7 +245,7 @@ def main() -> int:
     conf, specs, paths = bench_models(args.dim)
     from crawlplan.classify.prepare import prepare_models
 
-    refs, _ = prepare_models(specs, conf, allow_demo=False, remote_exists=lambda p: False)
+    refs, _ = prepare_models(specs, conf, remote_exists=lambda p: False)
     from dataclasses import replace
 
     refs = [replace(r, engine="projected") for r in refs]

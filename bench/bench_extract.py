@@ -4,7 +4,7 @@ the Spark extract job at 2 cores, in one run.
 
     .venv/bin/python bench/bench_extract.py [--cores 2] [--copies 2] [--skip-spark]
 
-Corpus: /work/shared/data/realpages/realpages.warc.gz (1,171 HTML responses, 934 hosts).
+Corpus: ../shared/data/realpages/realpages.warc.gz from the project root (1,171 HTML responses, 934 hosts).
 (a) calls ``process_warc_file`` on the file in this process (reading, charset decoding,
 extraction, language id, host keys; everything the job does per record). (b) runs the real
 ``extract`` node (``run_single_job``: mapInArrow, schema checks, Parquet written aside and
@@ -45,9 +45,10 @@ def warm_copies(n: int) -> list[str]:
 
 
 def single_process(reader: str, extractor: str) -> dict:
+    from crawlplan.conf import load_conf, section
     from crawlplan.extract.records import ExtractSettings, process_warc_file
 
-    settings = ExtractSettings(reader=reader, extractor=extractor)
+    settings = ExtractSettings.from_params({**section(load_conf(), "extract"), "reader": reader, "extractor": extractor})
     started, cpu0 = time.perf_counter(), time.process_time()
     docs = rejects = 0
     for row in process_warc_file(str(realpages()), settings):

@@ -4,7 +4,7 @@ extractor; then the scale curve.
 
     .venv/bin/python bench/bench_pipeline.py [--cores 2] [--copies 2] [--scale 1,2,4,8] [--dim 100]
 
-Input: ``--copies`` renamed copies of /work/shared/data/realpages/realpages.warc.gz (1,171 real
+Input: ``--copies`` renamed copies of ../shared/data/realpages/realpages.warc.gz from the project root (1,171 real
 pages each; bench/benchlib.copies), one file per core so that both contenders can use every core.
 
 - crawlplan: the real ``extract`` and ``classify`` nodes through the DAG runner (Parquet written

@@ -5,7 +5,7 @@ Measures, in one run on the same population:
    HC depth, sample-then-deepen with its probe-share search, eb_adaptive, oracle; sample
    reliability k = 1..20) over all budgets and seeds;
 2. sample-then-deepen (k = 3) at one budget and probe share, vectorised vs the per-host Python
-   loop (``crawlplan.policies.naive``) with the same random draws: time ratio, and the two
+   loop (``tests/naive_policies.py``) with the same random draws: time ratio, and the two
    results must agree.
 
     .venv/bin/python bench/bench_policies.py [--hosts 532628] [--seeds 5] [--budget 0.05]
@@ -26,10 +26,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))   # the per-host loop is test code
 
-from crawlplan.policies import naive, sim  # noqa: E402
+import naive_policies  # noqa: E402
+
+from crawlplan.conf import load_conf, section  # noqa: E402
+from crawlplan.policies import sim  # noqa: E402
 from crawlplan.policies.population import CalibratedParams, calibrated_population, page_orders  # noqa: E402
-from crawlplan.policies.sweep import SweepConfig, run_seed  # noqa: E402
+from crawlplan.policies.simulate import run_seed, sweep_config  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -45,7 +49,7 @@ def main(argv=None) -> int:
     pop = calibrated_population(CalibratedParams(hosts=args.hosts), seed=0)
     gen_s = time.perf_counter() - t
 
-    cfg = SweepConfig(seeds=tuple(range(args.seeds)))
+    cfg = sweep_config(section(load_conf(), "policies.simulate"), seeds=tuple(range(args.seeds)))
     t, c = time.perf_counter(), time.process_time()
     for seed in cfg.seeds:
         run_seed(pop, seed, cfg)
@@ -58,7 +62,7 @@ def main(argv=None) -> int:
     (vec, _), = sim.sample_then_deepen(pop, cum, offsets, [budget], 3, np.random.default_rng(7), (args.share,))
     vec_s, vec_cpu = time.perf_counter() - t, time.process_time() - c
     t, c = time.perf_counter(), time.process_time()
-    loop_hq = naive.sample_then_deepen_loop(pop, flags, offsets, budget, 3, np.random.default_rng(7), args.share)
+    loop_hq = naive_policies.sample_then_deepen_loop(pop, flags, offsets, budget, 3, np.random.default_rng(7), args.share)
     loop_s, loop_cpu = time.perf_counter() - t, time.process_time() - c
     if not np.isclose(vec.hq, loop_hq, rtol=1e-9):
         raise SystemExit(f"vectorised and loop results differ: {vec.hq} vs {loop_hq}")

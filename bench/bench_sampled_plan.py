@@ -33,8 +33,10 @@ def _mean(rows: list[dict]) -> dict:
 
 def demo_curve(spark, scores_path: str, classifier: str, threshold: float, seeds: int) -> dict:
     from crawlplan.ccindex.sample import SampleSettings, read_cc_index, select_sample
+    from crawlplan.conf import load_conf, section
     from crawlplan.demo import ensure_demo
     from crawlplan.paths import default_cache_dir
+    from crawlplan.policies.allocate import AllocatorConfig
     from crawlplan.policies.sample_quality import HostSample, plan_quality, score_icc
 
     demo = ensure_demo(default_cache_dir() / "demo-h300-s0", echo=lambda *_: None)
@@ -57,7 +59,7 @@ def demo_curve(spark, scores_path: str, classifier: str, threshold: float, seeds
             hosts = HostSample(table.index.to_numpy(), table.tld.to_numpy(), table.language.to_numpy(),
                                table.n_full.to_numpy(), table.hq_full.to_numpy(),
                                table.n_sample.to_numpy().astype(np.int64), table.hq_sample.to_numpy().astype(np.int64))
-            q = plan_quality(hosts)
+            q = plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate")))
             q["icc_scores_sample"], q["icc_scores_full"] = score_icc(scores, chosen)
             rows.append(q)
         out[f"k={k}"] = _mean(rows)
@@ -66,6 +68,8 @@ def demo_curve(spark, scores_path: str, classifier: str, threshold: float, seeds
 
 
 def calibrated_curve(hosts_n: int, seeds: int) -> dict:
+    from crawlplan.conf import load_conf, section
+    from crawlplan.policies.allocate import AllocatorConfig
     from crawlplan.policies.population import CalibratedParams, calibrated_population
     from crawlplan.policies.sample_quality import HostSample, calibrated_sample, plan_quality
 
@@ -79,7 +83,7 @@ def calibrated_curve(hosts_n: int, seeds: int) -> dict:
             hosts = HostSample(np.array([f"h{i}" for i in range(pop.hosts)]),
                                np.asarray(pop.tld_names, dtype=object)[pop.tld],
                                np.array([g.split("|")[1] for g in groups]), pop.n, pop.hq, n_s, hq_s)
-            rows.append(plan_quality(hosts))
+            rows.append(plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate"))))
         out[f"k={k}"] = _mean(rows)
         print("calibrated", k, {a: round(b, 3) for a, b in out[f"k={k}"].items()}, flush=True)
     return out

@@ -30,12 +30,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from crawlplan.stats import correlate as C  # noqa: E402
-from crawlplan.stats import coverage as V  # noqa: E402
-from crawlplan.stats import hoststats as H  # noqa: E402
-from crawlplan.stats import reference as R  # noqa: E402
+from crawlplan.stats import correlations, host_quality, host_stats, reference  # noqa: E402
 
-CLASSIFIERS = list(H.CLASSIFIERS)
+CLASSIFIERS = list(host_stats.CLASSIFIERS)
 TLDS = np.array(["com", "com", "com", "net", "org", "de", "uk", "fr", "edu", "ac.uk", "gov", "io", "jp", "ru"])
 
 
@@ -130,28 +127,28 @@ def run_spark(paths: dict, out: Path, replicates: int, cores: int) -> dict:
         print(f"  spark {name}: {steps[name]}s", flush=True)
 
     scores = spark.read.parquet(paths["scores"])
-    long = H.long_scores(scores, CLASSIFIERS)
-    langs = H.host_language(scores).cache()
-    hs = H.host_scores(long, langs).cache()
+    long = host_stats.long_scores(scores, CLASSIFIERS)
+    langs = host_stats.host_language(scores).cache()
+    hs = host_stats.host_scores(long, langs).cache()
     hs.write.parquet(str(out / "host_scores"))
     lap("host_scores")
-    icc = H.icc_table(long)
+    icc = host_stats.icc_table(long)
     icc.write.parquet(str(out / "icc"))
     lap("icc")
     feats = spark.read.parquet(paths["features"])
-    corr = C.correlation_table(C.stratified_host_table(hs, feats), replicates=replicates, seed=0)
+    corr = correlations.correlation_table(correlations.stratified_host_table(hs, feats), replicates=replicates, seed=0)
     corr.write.parquet(str(out / "correlations"))
     lap("correlations")
-    C.score_distributions(long, langs).write.parquet(str(out / "score_distributions"))
+    correlations.score_distributions(long, langs).write.parquet(str(out / "score_distributions"))
     lap("score_distributions")
-    pairs = C.classifier_correlations(scores, CLASSIFIERS)
+    pairs = correlations.classifier_correlations(scores, CLASSIFIERS)
     pairs.write.parquet(str(out / "classifier_correlations"))
     lap("classifier_correlations")
     hi = spark.read.parquet(paths["host_index"])
-    cov = V.host_coverage(hi, ["nutch_numRecords"], ["fetch_200"])
-    hq = V.host_quality(cov, V.density_from_host_scores(hs)).cache()
+    cov = host_quality.host_coverage(hi, ["nutch_numRecords"], ["fetch_200"])
+    hq = host_quality.host_quality(cov, host_quality.density_from_host_scores(hs)).cache()
     hq.write.parquet(str(out / "host_quality"))
-    V.coverage_summary(hq, replicates=0).write.parquet(str(out / "coverage_summary"))
+    host_quality.coverage_summary(hq, replicates=0).write.parquet(str(out / "coverage_summary"))
     lap("host_quality")
     seconds = time.perf_counter() - t0
     cpu = tree_cpu_seconds(os.getpid()) - cpu0
@@ -194,7 +191,7 @@ def run_pandas(paths: dict, replicates: int) -> dict:
     for t in (3, 5, 10):
         sub = long[n_per >= t]
         for c, part in sub.groupby("classifier"):
-            res = R.icc1(part.score.to_numpy(), part.rev_host.to_numpy())
+            res = reference.icc1(part.score.to_numpy(), part.rev_host.to_numpy())
             icc_rows.append({"classifier": c, "min_docs": t, **res.as_dict()})
     icc = pd.DataFrame(icc_rows)
     lap("icc")
@@ -209,7 +206,7 @@ def run_pandas(paths: dict, replicates: int) -> dict:
                   base.assign(stratum_kind="tld_category", stratum=base.tld_category)]
         for part in strata:
             for _, grp in part.groupby(["classifier", "stratum"]):
-                corr_rows.append(C.group_correlations(grp, replicates, 0, 0.05))
+                corr_rows.append(correlations.group_correlations(grp, replicates, 0, 0.05))
     corr = pd.concat(corr_rows, ignore_index=True)
     lap("correlations")
     long.assign(stratum=long.rev_host.map(stratum)).groupby(["stratum", "classifier"])["score"].quantile(
@@ -227,7 +224,7 @@ def run_pandas(paths: dict, replicates: int) -> dict:
     for (crawl, src), grp in hq.groupby(["crawl", "source"]):
         gem = (grp.coverage < grp.coverage.median()) & (grp.density >= grp.density.quantile(0.9))
         summ.append({"crawl": crawl, "source": src, "hosts": len(grp), "gems": int(gem.sum()),
-                     "spearman_coverage_density": R.spearman(grp.coverage.to_numpy(), grp.density.to_numpy()),
+                     "spearman_coverage_density": reference.spearman(grp.coverage.to_numpy(), grp.density.to_numpy()),
                      "missed_hq": grp.missed_hq.sum()})
     lap("host_quality")
     return {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - cpu0, "steps": steps,

@@ -30,8 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_stats import CLASSIFIERS, generate, tree_cpu_seconds  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
-from crawlplan.stats import correlate as C  # noqa: E402
-from crawlplan.stats import hoststats as H  # noqa: E402
+from crawlplan.stats import correlations, host_stats  # noqa: E402
 
 
 def mllib_pairs(scores) -> np.ndarray:
@@ -44,13 +43,13 @@ def mllib_pairs(scores) -> np.ndarray:
 
 
 def rank_pairs(scores) -> np.ndarray:
-    rows = C.classifier_correlations(scores, CLASSIFIERS).toPandas()
+    rows = correlations.classifier_correlations(scores, CLASSIFIERS).toPandas()
     return rows.pivot(index="classifier_a", columns="classifier_b", values="spearman").loc[
         CLASSIFIERS, CLASSIFIERS].to_numpy()
 
 
 def percentile_dists(long, langs) -> dict:
-    """The previous ``correlate.score_distributions``, whole: one aggregation with
+    """The previous ``correlations.score_distributions``, whole: one aggregation with
     ``countDistinct`` and ``percentile`` per (stratum, classifier)."""
     joined = long.join(langs.select("rev_host", "language_stratum"), "rev_host", "left").withColumn(
         "language_stratum", F.coalesce("language_stratum", F.lit("unknown")))
@@ -64,7 +63,7 @@ def percentile_dists(long, langs) -> dict:
 
 
 def rank_dists(long, langs) -> dict:
-    rows = C.score_distributions(long, langs).collect()
+    rows = correlations.score_distributions(long, langs).collect()
     return {(r.stratum, r.classifier): [r.p10, r.median, r.p90, r.documents, r.hosts, r.mean] for r in rows}
 
 
@@ -92,8 +91,8 @@ def main() -> int:
     spark = build_session(conf, app_name="bench-stats-steps")
     spark.range(1).count()
     scores = spark.read.parquet(paths["scores"])
-    long = H.long_scores(scores, CLASSIFIERS)
-    langs = H.host_language(scores).cache()
+    long = host_stats.long_scores(scores, CLASSIFIERS)
+    langs = host_stats.host_language(scores).cache()
     langs.count()
     load_start = os.getloadavg()
     res: dict = {}

@@ -10,9 +10,13 @@ import sys
 from pathlib import Path
 
 from crawlplan import __version__
-from crawlplan.conf import ConfError, get, load_conf
-from crawlplan.dag.entry import add_conf_arguments, add_job_arguments, run_job_from_args
+from crawlplan.conf import get, load_conf, section
+from crawlplan.dag.entry import add_conf_arguments, add_job_arguments, friendly_errors, run_job_from_args
 from crawlplan.dag.pipeline import describe, load_pipeline
+from crawlplan.dag.runner import Runner, plan_run
+from crawlplan.demo import ensure_demo, previous_graph_path
+from crawlplan.paths import default_cache_dir
+from crawlplan.spark import build_session
 
 _DOMAIN_CLIS = (
     "crawlplan.demo.cli",
@@ -25,24 +29,6 @@ _DOMAIN_CLIS = (
     "crawlplan.crawlers.cli",
 )
 
-_EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
-
-
-def friendly_errors(fn) -> int:
-    """Expected user errors print one clear line instead of a traceback."""
-    try:
-        return int(fn() or 0)
-    except KeyboardInterrupt:
-        print("crawlplan: interrupted", file=sys.stderr)
-        return 130
-    except _EXPECTED_ERRORS as exc:
-        if logging.getLogger().isEnabledFor(logging.DEBUG):
-            raise
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"crawlplan: error: {msg}", file=sys.stderr)
-        return 2
-
-
 def prepare_default_inputs(conf: dict, echo=print) -> dict:
     """No inputs given: generate (once, cached) the embedded demo crawl and read that, with its earlier
     graph release as ``stats.host_graph.previous_release`` when the graph is the demo's too and no
@@ -50,11 +36,9 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
     inputs = dict(get(conf, "inputs", {}) or {})
     if inputs.get("warc_paths") or inputs.get("cc_index"):
         return conf
-    from crawlplan.demo import ensure_demo, previous_graph_path
-    from crawlplan.paths import default_cache_dir
 
-    hosts = int(get(conf, "demo.hosts", 300))
-    seed = int(get(conf, "demo.seed", 0))
+    demo = section(conf, "demo")
+    hosts, seed = int(demo["hosts"]), int(demo["seed"])
     demo_dir = Path(get(conf, "demo.dir") or default_cache_dir() / f"demo-h{hosts}-s{seed}")
     echo(f"no inputs configured: using the embedded demo crawl at {demo_dir} ({hosts} hosts, seed {seed})")
     paths = ensure_demo(demo_dir, hosts=hosts, seed=seed, echo=echo)
@@ -72,9 +56,6 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
 
 
 def cmd_run(args) -> int:
-    from crawlplan.dag.runner import Runner, plan_run
-    from crawlplan.spark import build_session
-
     overrides = list(args.overrides)
     start = getattr(args, "from")
     if args.retry_failed:
@@ -86,7 +67,7 @@ def cmd_run(args) -> int:
     conf = load_conf(args.profile, args.conf, overrides)
     pipeline = load_pipeline(args.pipeline)
     conf = prepare_default_inputs(conf)
-    out_dir = args.out or get(conf, "run.out_dir", "out")
+    out_dir = args.out or section(conf, "run")["out_dir"]
     selection = {"only": args.only, "start": start, "until": args.until}
     order, _ = plan_run(pipeline, conf, **selection)        # fails on missing inputs before Spark starts
     spark = build_session(conf, app_name=f"crawlplan-{pipeline.name}")

@@ -8,6 +8,9 @@ takes any keys (registries, per-site patterns). YAML is read with ``safe_load`` 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import math
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +126,78 @@ def get(conf: dict, dotted: str, default: Any = None) -> Any:
             return default
         node = node[part]
     return node
+
+
+def section(conf: dict, dotted: str) -> dict:
+    """The conf section ``dotted`` (e.g. ``stats.host_stats``); it must exist (defaults.yaml defines it)."""
+    node = get(conf, dotted)
+    if not isinstance(node, dict):
+        raise ConfError(f"config section '{dotted}' is missing (conf/defaults.yaml defines every section)")
+    return node
+
+
+class Settings:
+    """Base of a domain's settings dataclass: ``from_params`` builds it from its conf section
+    ``SECTION`` (``settings_from``); checks go in the dataclass's ``__post_init__``."""
+    SECTION: typing.ClassVar[str] = ""
+
+    @classmethod
+    def from_params(cls, params: dict, **derived):
+        return settings_from(cls, params, cls.SECTION, **derived)
+
+
+def settings_from(cls, params: dict, where: str, **derived):
+    """A settings dataclass from its conf section: the one way a domain's settings are built.
+
+    Every field of ``cls`` without a default is read from ``params`` (the section, merged over
+    conf/defaults.yaml, so every key is there; a missing one is a ConfError naming it) and converted
+    to the field's type (``int``, ``float``, ``str``, ``bool``, ``tuple[T, ...]``, ``dict``).
+    ``derived`` gives fields computed by the caller instead of read. Defaults are never written
+    here: conf/defaults.yaml is the only place they are."""
+    hints = typing.get_type_hints(cls)
+    values = dict(derived)
+    for f in dataclasses.fields(cls):
+        if f.name in values or not f.init:
+            continue
+        if f.name not in params:
+            if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+                continue      # not a conf key (a code-level option such as a CLI flag)
+            raise ConfError(f"config key '{where}.{f.name}' is missing (conf/defaults.yaml defines it)")
+        values[f.name] = _convert(params[f.name], hints[f.name], f"{where}.{f.name}")
+    return cls(**values)
+
+
+def _convert(value: Any, kind: Any, name: str) -> Any:
+    origin = typing.get_origin(kind)
+    try:
+        if kind is bool:
+            if isinstance(value, str):
+                return value.strip().lower() in ("true", "yes", "1")
+            return bool(value)
+        if kind in (int, float, str):
+            return kind(value)
+        if origin is tuple:
+            item = typing.get_args(kind)[0]
+            return tuple(_convert(v, item, name) for v in (value or ()))
+        if origin is list:
+            item = typing.get_args(kind)[0]
+            return [_convert(v, item, name) for v in (value or ())]
+        if kind is dict or origin is dict:
+            return dict(value or {})
+    except (TypeError, ValueError):
+        raise ConfError(f"config key '{name}' has the wrong type: {value!r}") from None
+    return value
+
+
+def number_setting(name: str, value, integer: bool):
+    """A count or a limit from YAML or --set: ``1e7`` arrives as a string, ``1000.0`` as a float;
+    both are fine where they mean a whole number, and readers get a real int."""
+    try:
+        number = float(value) if isinstance(value, str) else value
+    except ValueError:
+        number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 <= number < math.inf \
+            or (integer and float(number) != int(number)):
+        kind = "a whole number" if integer else "a number"
+        raise ValueError(f"{name} must be {kind} >= 0, got {value!r}")
+    return int(number) if integer else float(number)

@@ -19,7 +19,7 @@ import functools
 from urllib.parse import urlsplit
 
 TLD_CATEGORIES = ("academic", "commercial", "country-code", "nonprofit", "government", "other")
-_GENERIC_OTHER = {"info", "biz", "io", "co", "me", "tv", "xyz", "online", "site", "top", "app", "dev", "club"}
+GENERIC_OTHER_TLDS = {"info", "biz", "io", "co", "me", "tv", "xyz", "online", "site", "top", "app", "dev", "club"}
 
 
 MAX_HOST_LENGTH = 253  # DNS; longer "hosts" are junk and would not fit a partition directory name
@@ -100,6 +100,7 @@ def tld_of(host: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _extractor():
+    # tldextract: loads the public suffix list, so only when a registered domain is asked for
     import tldextract
 
     # The bundled public suffix list snapshot: no network access at run time.
@@ -130,6 +131,6 @@ def tld_category(host_or_tld: str) -> str:
         return "commercial"
     if tld == "org":
         return "nonprofit"
-    if len(tld) == 2 and tld.isalpha() and tld not in _GENERIC_OTHER:
+    if len(tld) == 2 and tld.isalpha() and tld not in GENERIC_OTHER_TLDS:
         return "country-code"
     return "other"

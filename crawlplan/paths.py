@@ -7,6 +7,8 @@ wheel carries copies under ``crawlplan/_resources``. ``CRAWLPLAN_HOME`` override
 from __future__ import annotations
 
 import os
+import tempfile
+import zipfile
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -27,9 +29,6 @@ def project_home() -> Path:
 def _unzipped_resources() -> Path:
     """Files inside a zipped package cannot be globbed or opened as paths: copy the wheel's
     ``crawlplan/_resources`` once to a folder keyed by the archive's size and mtime."""
-    import tempfile
-    import zipfile
-
     archive = next(p for p in _PACKAGE_DIR.parents if p.is_file())
     inner = _PACKAGE_DIR.relative_to(archive).as_posix() + "/_resources/"
     st = archive.stat()

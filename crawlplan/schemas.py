@@ -3,6 +3,9 @@
 A schema file lists columns with a Spark SQL type and nullability. Every write is checked
 against it (names, types, nullability) and every read of a declared dataset selects exactly
 these columns, so jobs agree on contracts without sharing code.
+
+Two functions work on data: ``conform(df, dataset)`` shapes a frame to its dataset (the nodes
+call it), ``enforce(df, schema)`` checks one without changing it (the writer calls it).
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from crawlplan.conf import load_yaml
@@ -166,3 +172,46 @@ def check_schema(actual: T.StructType, schema: DatasetSchema, *, context: str = 
     extra = [n for n in actual_fields if n not in {c.name for c in schema.columns}]
     if extra:
         raise SchemaError(f"dataset '{schema.name}'{where}: column '{extra[0]}' is not in the schema")
+
+
+# pandas dtypes that keep nulls, so a pandas table goes to Spark through Arrow in bulk
+_NULLABLE_PANDAS = {"int": "Int32", "bigint": "Int64", "double": "Float64", "string": "string", "boolean": "boolean"}
+
+
+def conform(df: DataFrame | pd.DataFrame, dataset: str, *, spark: SparkSession | None = None) -> DataFrame:
+    """``df`` shaped to ``schemas/<dataset>.yaml``: the schema's columns in its order, each cast to its
+    type; a column ``df`` lacks becomes typed nulls and columns the schema does not name are left out.
+
+    A pandas ``df`` (driver-side tables: simulations, budgets) needs ``spark``. Its columns are cast
+    to pandas' nullable dtypes first (NaN -> null), so the conversion goes through Arrow in bulk
+    instead of row by row: a budgets table of millions of hosts is fine."""
+    schema = load_schema(dataset)
+    if isinstance(df, pd.DataFrame):
+        if spark is None:
+            raise TypeError("conform: a pandas frame needs spark=")
+        out = pd.DataFrame(index=df.index)
+        for col in schema.columns:
+            kind = col.type.simpleString()
+            values = df[col.name] if col.name in df.columns else pd.Series(None, index=df.index, dtype=object)
+            if kind in ("int", "bigint", "double"):
+                values = pd.to_numeric(values, errors="coerce")
+            out[col.name] = values.astype(_NULLABLE_PANDAS.get(kind, "object"))
+        return spark.createDataFrame(out.reset_index(drop=True), schema=schema.struct())
+    have = set(df.columns)
+    return df.select(*[(F.col(c.name) if c.name in have else F.lit(None)).cast(c.type).alias(c.name)
+                       for c in schema.columns])
+
+
+def enforce(df: DataFrame, schema: DatasetSchema, context: str = "") -> DataFrame:
+    """``df`` checked against ``schema`` without a cast: types now (``check_schema``), non-nullable
+    columns while the data is written (a null fails the write; no extra pass over the data)."""
+    check_schema(df.schema, schema, context=context)
+    cols = []
+    for col in schema.columns:
+        c = F.col(col.name)
+        if not col.nullable:
+            c = F.when(c.isNull(), F.raise_error(
+                F.lit(f"dataset '{schema.name}': column '{col.name}' is null but the schema says "
+                      f"nullable: false"))).otherwise(c).alias(col.name)
+        cols.append(c)
+    return df.select(*cols)

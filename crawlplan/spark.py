@@ -12,7 +12,10 @@ import logging
 import os
 import sys
 
-from crawlplan.conf import get
+from pyspark.sql import SparkSession
+
+from crawlplan.conf import get, section
+from crawlplan.paths import resource_dir
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +26,6 @@ def _under_spark_submit() -> bool:
 
 def _quiet_log4j_file() -> str | None:
     try:
-        from crawlplan.paths import resource_dir
-
         path = resource_dir("conf") / "log4j2.properties"
     except FileNotFoundError:
         return None
@@ -32,8 +33,6 @@ def _quiet_log4j_file() -> str | None:
 
 
 def build_session(conf: dict, app_name: str = "crawlplan"):
-    from pyspark.sql import SparkSession
-
     spark_conf: dict = dict(get(conf, "spark.conf", {}) or {})
     if not _under_spark_submit():
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -74,5 +73,5 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
     for key, value in {**defaults, **{str(k): str(v) for k, v in spark_conf.items()}}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel(str(get(conf, "spark.log_level", "WARN")))
+    spark.sparkContext.setLogLevel(str(section(conf, "spark")["log_level"]))
     return spark

@@ -1,5 +1,8 @@
+"""spark-submit entry of the pipeline node `classify`: the same arguments as `crawlplan job classify`."""
+
 import sys
 
 from crawlplan.dag.entry import main
 
-sys.exit(main("classify"))
+if __name__ == "__main__":
+    sys.exit(main("classify"))

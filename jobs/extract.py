@@ -1,4 +1,8 @@
+"""spark-submit entry of the pipeline node `extract`: the same arguments as `crawlplan job extract`."""
+
+import sys
+
 from crawlplan.dag.entry import main
 
 if __name__ == "__main__":
-    raise SystemExit(main("extract"))
+    sys.exit(main("extract"))

@@ -1,5 +1,8 @@
+"""spark-submit entry of the pipeline node `report`: the same arguments as `crawlplan job report`."""
+
 import sys
 
 from crawlplan.dag.entry import main
 
-sys.exit(main("report"))
+if __name__ == "__main__":
+    sys.exit(main("report"))

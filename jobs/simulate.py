@@ -1,5 +1,8 @@
+"""spark-submit entry of the pipeline node `simulate`: the same arguments as `crawlplan job simulate`."""
+
 import sys
 
 from crawlplan.dag.entry import main
 
-sys.exit(main("simulate"))
+if __name__ == "__main__":
+    sys.exit(main("simulate"))

@@ -1,5 +1,8 @@
+"""spark-submit entry of the pipeline node `site_pages`: the same arguments as `crawlplan job site_pages`."""
+
 import sys
 
 from crawlplan.dag.entry import main
 
-sys.exit(main("site_pages"))
+if __name__ == "__main__":
+    sys.exit(main("site_pages"))

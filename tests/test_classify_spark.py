@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from crawlplan import storage
 from crawlplan.classify.fasttext_model import load_fasttext
 from crawlplan.classify.registry import SCORE_COLUMNS, load_registry
 from crawlplan.conf import load_conf
-from crawlplan.dag import storage
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import run_single_job
 from crawlplan.schemas import load_schema
@@ -138,7 +138,7 @@ def test_models_load_once_per_worker_process(spark, full_run):
     from crawlplan.classify.prepare import prepare_models
     from crawlplan.classify.registry import select
 
-    refs, _ = prepare_models(select(load_registry(conf), ["dclm", "fineweb_edu"]), conf, allow_demo=False,
+    refs, _ = prepare_models(select(load_registry(conf), ["dclm", "fineweb_edu"]), conf,
                              remote_exists=lambda p: False)
     texts = [(f"r{i}", f"text number {i} about energy and cells") for i in range(60)]
     df = spark.createDataFrame(texts, "record_id string, text string").repartition(6)

@@ -12,10 +12,10 @@ import pytest
 
 from crawlplan.classify import fasttext_model as ftm
 from crawlplan.classify import models
-from crawlplan.classify.demo_models import train_demo, train_one
 from crawlplan.classify.registry import SCORE_COLUMNS, load_registry, select
 from crawlplan.classify.scoring import ModelRef, score_batch
 from crawlplan.conf import ConfError, load_conf
+from crawlplan.demo.models import train_demo, train_one
 
 _HQ = ["the theory of {a} explains how {b} shapes the {c} of living cells",
        "researchers measured the {a} of {b} across many careful {c} experiments",

@@ -18,10 +18,11 @@ import socket
 
 import pandas as pd
 import pytest
+from settings_support import allocator_config
 
 from crawlplan.crawlers import loop
 from crawlplan.policies import export
-from crawlplan.policies.allocator import AllocatorConfig, allocate
+from crawlplan.policies.allocate import allocate
 from crawlplan.source.plans import cluster_url_patterns
 from tests.demo_support import default_demo
 
@@ -46,7 +47,7 @@ def sample_plan(demo, total: int, per_host: int) -> pd.DataFrame:
     agg = sample.groupby("surt_host_name").agg(n_pages=("url", "size"), hq_pages=("is_hq", "sum")).reset_index()
     info = hosts[["surt_host_name", "registered_domain", "tld", "language", "n_pages"]]
     sampled = agg.merge(info.rename(columns={"n_pages": "cap_known"}), on="surt_host_name")
-    budgets = allocate(sampled, None, AllocatorConfig(total_budget=total, explore_share=0.0, politeness_max=per_host))
+    budgets = allocate(sampled, None, allocator_config(total_budget=total, explore_share=0.0, politeness_max=per_host))
     forums = hosts[hosts.site_type == "forum"].host.tolist()
     fp = pages[pages.host.isin(forums)]
     types = {t: i for i, t in enumerate(sorted(fp.page_type.unique()))}

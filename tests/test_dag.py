@@ -5,8 +5,8 @@ import json
 import dag_fake_jobs
 import pytest
 
+from crawlplan import storage
 from crawlplan.conf import ConfError
-from crawlplan.dag import storage
 from crawlplan.dag.pipeline import describe, load_pipeline
 from crawlplan.dag.runner import Runner
 from crawlplan.schemas import load_schema, schema_from_dict

@@ -1,6 +1,7 @@
 """The extract node on real WARC files: the accounting invariant and trafilatura equality."""
 
 import pytest
+from settings_support import extract_section, extract_settings
 
 from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
@@ -38,7 +39,7 @@ def test_extract_job_on_all_shared_warcs_keeps_the_invariant(spark, shared_data,
 
 
 def test_document_text_equals_trafilatura_on_the_same_html(shared_data):
-    settings = ExtractSettings()
+    settings = extract_settings()
     path = str(shared_data / "warc/resiliparse-warcfile.warc.gz")
     docs = [r for r in process_warc_file(path, settings) if r["kind"] == "doc"]
     assert len(docs) >= 10
@@ -52,7 +53,7 @@ def test_document_text_equals_trafilatura_on_the_same_html(shared_data):
 def test_realpages_mostly_become_documents(shared_data):
     path = str(shared_data / "realpages/realpages.warc.gz")
     rows = []
-    for row in process_warc_file(path, ExtractSettings(reader="fastwarc", extractor="resiliparse")):
+    for row in process_warc_file(path, extract_settings(reader="fastwarc", extractor="resiliparse")):
         rows.append(row)
     file_row = rows[-1]
     assert file_row["responses"] == 1171
@@ -112,7 +113,7 @@ def test_hanging_extraction_becomes_a_reject(monkeypatch):
     rec = RawRecord(warc_file="f", offset=0, record_type="response", record_id="<id>", url="http://a.com/",
                     date=None, http_status=200, http_headers={"content-type": "text/html"},
                     payload=b"<html><body><p>hello</p></body></html>")
-    row = record_to_row(rec, ExtractSettings(timeout_s=0.2))
+    row = record_to_row(rec, extract_settings(timeout_s=0.2))
     assert row["kind"] == "reject" and row["reason"] == "extraction_timeout"
 
 
@@ -127,11 +128,11 @@ def test_hanging_extraction_becomes_a_reject(monkeypatch):
 ])
 def test_bad_extract_settings_fail_before_any_record_is_read(key, value, message):
     with pytest.raises(ValueError, match=message):
-        ExtractSettings.from_params({key: value})
+        ExtractSettings.from_params(extract_section(**{key: value}))
 
 
 def test_whole_numbers_written_as_floats_or_exponents_are_taken_as_ints():
-    settings = ExtractSettings.from_params({"max_payload_bytes": "1e7", "min_text_chars": 25.0, "timeout_s": 0})
+    settings = ExtractSettings.from_params(extract_section(max_payload_bytes="1e7", min_text_chars=25.0, timeout_s=0))
     assert settings.max_payload_bytes == 10_000_000 and isinstance(settings.max_payload_bytes, int)
     assert settings.min_text_chars == 25 and isinstance(settings.min_text_chars, int)
     assert settings.timeout_s == 0.0                          # 0 = no time limit
@@ -150,7 +151,7 @@ def test_a_record_that_breaks_extraction_is_a_reject_and_the_file_goes_on(shared
         return real(rec, settings)
 
     monkeypatch.setattr(records, "record_to_row", flaky)
-    rows = list(process_warc_file(str(shared_data / "warc" / "dolma-sample-0000.warc.gz"), ExtractSettings()))
+    rows = list(process_warc_file(str(shared_data / "warc" / "dolma-sample-0000.warc.gz"), extract_settings()))
     *records_out, file_row = rows
     bad = [r for r in records_out if r.get("reason") == "internal_error"]
     assert len(bad) == 1 and bad[0]["url"] == broken["url"] and "KeyError" in bad[0]["detail"]

@@ -111,7 +111,7 @@ def test_key_expressions_follow_the_convention(spark):
 
 
 def _host_scores(spark, root):
-    from crawlplan.dag import storage
+    from crawlplan import storage
     from crawlplan.schemas import load_schema
 
     plain = [h for h in SITES if h != "example.com" and h != "wikipedia.org"] + FILLERS + ["shop.example.com"]

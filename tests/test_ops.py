@@ -14,7 +14,7 @@ import pytest
 
 from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
-from crawlplan.ops import submit as S
+from crawlplan.ops import submit
 from crawlplan.ops.airflow import render_dag
 from crawlplan.ops.docs import render_datasets
 from crawlplan.ops.package import build_wheel, package
@@ -28,8 +28,8 @@ def pipeline():
 
 
 def test_submit_commands_follow_the_dependency_order(pipeline):
-    spec = S.SubmitSpec.from_conf(load_conf("cluster"), "conf/my-run.yaml")
-    cmds = S.commands(spec, pipeline)
+    spec = submit.SubmitSpec.from_conf(load_conf("cluster"), "conf/my-run.yaml")
+    cmds = submit.commands(spec, pipeline)
     names = [n for n, _ in cmds]
     assert names == pipeline.order()
     for i, name in enumerate(names):
@@ -50,8 +50,8 @@ def test_client_mode_env_archive_and_extra_conf(pipeline):
     conf = load_conf("cluster", overrides=["ops.deploy_mode=client", "ops.env_archive=s3a://b/env.tar.gz",
                                            "ops.code_uri=s3a://b/jobs/", "ops.out_dir=s3a://b/run1",
                                            "ops.spark_conf={spark.sql.shuffle.partitions: '400'}"])
-    spec = S.SubmitSpec.from_conf(conf, "/etc/crawlplan.yaml")
-    cmd = S.command(spec, pipeline, pipeline.nodes["report"])
+    spec = submit.SubmitSpec.from_conf(conf, "/etc/crawlplan.yaml")
+    cmd = submit.command(spec, pipeline, pipeline.nodes["report"])
     assert "s3a://b/jobs/report.py" in cmd
     assert cmd[cmd.index("--archives") + 1] == "s3a://b/env.tar.gz#environment"
     assert "spark.pyspark.python=./environment/bin/python" in cmd
@@ -62,7 +62,7 @@ def test_client_mode_env_archive_and_extra_conf(pipeline):
 
 def test_rendered_submit_script_is_valid_bash(pipeline, tmp_path):
     script = tmp_path / "submit.sh"
-    script.write_text(S.render(S.commands(S.SubmitSpec.from_conf(load_conf("cluster")), pipeline)))
+    script.write_text(submit.render(submit.commands(submit.SubmitSpec.from_conf(load_conf("cluster")), pipeline)))
     assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
     assert script.read_text().count("spark-submit") == len(pipeline.nodes)
 
@@ -80,10 +80,10 @@ def test_airflow_dag_text_mirrors_the_pipeline(pipeline):
     nodes, upstream = _assigned_literal(tree, "NODES"), _assigned_literal(tree, "UPSTREAM")
     assert list(nodes) == pipeline.order()
     assert upstream == {n: pipeline.dependencies(n) for n in pipeline.order()}
-    spec = S.SubmitSpec.from_conf(load_conf("cluster"), "run.yaml")
+    spec = submit.SubmitSpec.from_conf(load_conf("cluster"), "run.yaml")
     for name, kw in nodes.items():
         assert kw["application"] == f"jobs/{name}.py"
-        assert kw["application_args"] == S.application_args(spec, pipeline, pipeline.nodes[name])
+        assert kw["application_args"] == submit.application_args(spec, pipeline, pipeline.nodes[name])
     assert "schedule='@monthly'" in text and "SparkSubmitOperator" in text
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
-from crawlplan.ops import submit as S
+from crawlplan.ops import submit
 from crawlplan.ops.airflow import render_dag
 
 REPO = Path(__file__).resolve().parents[1]
@@ -81,9 +81,9 @@ def test_generated_dag_imports_under_airflow_with_the_pipeline_task_graph(tmp_pa
     assert result["operators"] == ["SparkSubmitOperator"]
     assert result["upstream"] == {n: pipeline.dependencies(n) for n in pipeline.order()}
     # the provider's hook builds the same spark-submit as `crawlplan submit` (option order aside)
-    spec = S.SubmitSpec.from_conf(conf, "/etc/crawlplan/run.yaml")
+    spec = submit.SubmitSpec.from_conf(conf, "/etc/crawlplan/run.yaml")
     for name in pipeline.order():
-        ours, app, args = _options(S.command(spec, pipeline, pipeline.nodes[name]))
+        ours, app, args = _options(submit.command(spec, pipeline, pipeline.nodes[name]))
         theirs, app2, args2 = _options(result["commands"][name])
         assert (app2, args2) == (app, args)
         for flag in ("--py-files", "--archives", "--files", "--deploy-mode", "--executor-memory", "--driver-memory",

@@ -9,9 +9,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from settings_support import allocator_config
 
 from crawlplan.policies import export
-from crawlplan.policies.allocator import AllocatorConfig, allocate
+from crawlplan.policies.allocate import allocate
 
 
 @pytest.fixture
@@ -23,7 +24,7 @@ def plan():
         "n_pages": [10, 4, 30, 3], "hq_pages": [6, 3, 25, 0], "cap_known": [100, 50, 5, 20]})
     unsampled = pd.DataFrame({"surt_host_name": ["edu,uni"], "registered_domain": ["uni.edu"], "tld": ["edu"],
                               "cap_known": [40]})
-    return allocate(sampled, unsampled, AllocatorConfig(total_budget=120, explore_share=0.05,
+    return allocate(sampled, unsampled, allocator_config(total_budget=120, explore_share=0.05,
                                                         language_floors={"de": 0.1}))
 
 

@@ -16,9 +16,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from settings_support import allocator_config
 
 from crawlplan.policies import export
-from crawlplan.policies.allocator import AllocatorConfig, allocate
+from crawlplan.policies.allocate import allocate
 from crawlplan.policies.exports import heritrix, nutch, read_back
 
 HERE = Path(__file__).parent
@@ -38,7 +39,7 @@ def plan():
         "tld": ["com", "com", "de", "org", "uk", "io", "net"], "language": ["en", "en", "de", "en", "en", "en", "en"],
         "n_pages": [10, 8, 4, 30, 6, 20, 10], "hq_pages": [6, 5, 3, 25, 3, 12, 0],
         "cap_known": [40, 40, 12, 9, 40, 60, 50]})
-    budgets = allocate(sampled, None, AllocatorConfig(total_budget=150, explore_share=0.0))
+    budgets = allocate(sampled, None, allocator_config(total_budget=150, explore_share=0.0))
     plans = pd.DataFrame({"site": ["talk.forum.io", "talk.forum.io"], "rank": [1, 2], "cluster": [2, 0],
                           "apath": ["/html/body/ul/li/a[thread]", "/html/body/a[next]"],
                           "expected_share": [0.8, 0.3], "links_seen": [40.0, 6.0], "wanted_basis": ["labels"] * 2})

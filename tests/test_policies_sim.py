@@ -3,19 +3,20 @@ policies against a per-host loop, the calibrated generator, the empirical-Bayes 
 
 from __future__ import annotations
 
+import naive_policies
 import numpy as np
 import pytest
+from settings_support import sweep_config
 
-from crawlplan.policies import adaptive, naive, sim
+from crawlplan.policies import adaptive, sim
 from crawlplan.policies.population import (
     CalibratedParams,
     Population,
     calibrated_population,
-    icc1,
-    icc1_binary,
     page_orders,
 )
-from crawlplan.policies.sweep import SweepConfig, run_seed, summarize
+from crawlplan.policies.simulate import run_seed, summarize
+from crawlplan.stats.reference import icc1, icc1_from_counts
 
 
 def tiny(n, hq, tld=None, log_hc=None):
@@ -41,14 +42,14 @@ def test_page_orders_keep_each_hosts_pages_and_shuffle_within():
     assert len(orders) > 1
 
 
-def test_icc1_binary_equals_icc1_on_expanded_flags():
+def test_icc1_from_counts_equals_icc1_on_expanded_flags():
     rng = np.random.default_rng(3)
     n = rng.integers(1, 12, 400)
     p = rng.beta(0.5, 1.5, 400)
     s = rng.binomial(n, p)
     host = np.repeat(np.arange(400), n)
     flags = np.concatenate([np.r_[np.ones(k), np.zeros(m - k)] for k, m in zip(s, n)])
-    assert icc1_binary(n, s) == pytest.approx(icc1(flags, host), abs=1e-12)
+    assert icc1_from_counts(n, s).icc1 == pytest.approx(icc1(flags, host).icc1, abs=1e-12)
 
 
 def test_order_curve_is_hand_checked():
@@ -78,7 +79,7 @@ def test_sample_then_deepen_equals_the_per_host_loop(frac):
     budget = sim.budget_pages(pop, frac)
     for share in (0.25, 0.75):
         (out, _), = sim.sample_then_deepen(pop, cum, offsets, [budget], 3, np.random.default_rng(9), (share,))
-        ref = naive.sample_then_deepen_loop(pop, flags, offsets, budget, 3, np.random.default_rng(9), share)
+        ref = naive_policies.sample_then_deepen_loop(pop, flags, offsets, budget, 3, np.random.default_rng(9), share)
         assert out.hq == pytest.approx(ref, rel=1e-12)
         assert out.pages == budget
 
@@ -97,7 +98,7 @@ def test_sample_then_deepen_finds_pure_hosts():
 
 def test_full_budget_collects_everything_for_every_policy():
     pop = calibrated_population(CalibratedParams(hosts=3000), seed=2)
-    cfg = SweepConfig(budgets=(1.0,), seeds=(0,), random_repeats=1, reliability_ks=(1,))
+    cfg = sweep_config(budgets=(1.0,), seeds=(0,), random_repeats=1, reliability_ks=(1,))
     rows = run_seed(pop, 0, cfg)
     for row in rows["ordering"] + rows["depth"]:
         assert row["pages"] == pop.pages, row["policy"]
@@ -106,7 +107,7 @@ def test_full_budget_collects_everything_for_every_policy():
 
 def test_every_policy_spends_each_budget():
     pop = calibrated_population(CalibratedParams(hosts=4000), seed=1)
-    cfg = SweepConfig(budgets=(0.01, 0.05, 0.3), seeds=(0,), random_repeats=2, reliability_ks=(1, 3))
+    cfg = sweep_config(budgets=(0.01, 0.05, 0.3), seeds=(0,), random_repeats=2, reliability_ks=(1, 3))
     rows = run_seed(pop, 0, cfg)
     for row in rows["ordering"] + rows["depth"]:
         assert row["pages"] == pytest.approx(row["budget_pages"]), (row["policy"], row["budget_frac"])
@@ -196,7 +197,7 @@ def test_sample_reliability_is_nan_without_a_warning_when_every_sample_is_alike(
 
 
 def test_new_policy_beats_sample_then_deepen_on_a_calibrated_population():
-    cfg = SweepConfig(budgets=(0.02, 0.05, 0.1), seeds=(0, 1, 2), random_repeats=1, reliability_ks=(3,))
+    cfg = sweep_config(budgets=(0.02, 0.05, 0.1), seeds=(0, 1, 2), random_repeats=1, reliability_ks=(3,))
     wins = []
     for seed in cfg.seeds:
         pop = calibrated_population(CalibratedParams(hosts=60000), seed=seed)
@@ -207,8 +208,8 @@ def test_new_policy_beats_sample_then_deepen_on_a_calibrated_population():
 
 def test_summaries_have_one_row_per_policy_and_budget():
     pop = calibrated_population(CalibratedParams(hosts=3000), seed=0)
-    cfg = SweepConfig(budgets=(0.05, 0.1), seeds=(0, 1), random_repeats=2, reliability_ks=(1, 2))
-    from crawlplan.policies.sweep import run_sweep
+    cfg = sweep_config(budgets=(0.05, 0.1), seeds=(0, 1), random_repeats=2, reliability_ks=(1, 2))
+    from crawlplan.policies.simulate import run_sweep
 
     out = summarize(run_sweep(pop, cfg))
     d = out["depth_sim"]

@@ -78,7 +78,7 @@ def test_host_index_and_graph_joins(spark, tiny_rows):
 @pytest.fixture(scope="module")
 def demo_inputs(spark, tmp_path_factory):
     """~40 hosts of 3-12 pages, a host index partition and a ranks file."""
-    from crawlplan.dag import storage
+    from crawlplan import storage
 
     root = tmp_path_factory.mktemp("policies")
     rng = np.random.default_rng(0)
@@ -148,18 +148,17 @@ def test_allocate_node_end_to_end(spark, demo_inputs):
     assert plan["rank"].is_unique
 
 
-def test_to_spark_types_and_nulls(spark):
+def test_conform_pandas_types_and_nulls(spark):
     import pandas as pd
 
-    from crawlplan.nodes.policies.common import to_spark
-    from crawlplan.schemas import check_schema, load_schema
+    from crawlplan.schemas import check_schema, conform, load_schema
 
     pdf = pd.DataFrame({"surt_host_name": ["com,a", "org,b"], "registered_domain": ["a.com", None],
                         "tld": ["com", "org"], "language": [None, "en"], "sample_size": np.array([0, 3]),
                         "sampled_density": [np.nan, 0.5], "estimate": [0.1, 0.4],
                         "allocated_pages": np.array([3, 10]), "rank": np.array([2, 1]),
                         "policy": ["explore", "eb_shrinkage"], "reason": ["explore", "rank"]})
-    df = to_spark(spark, pdf, "budgets")
+    df = conform(pdf, "budgets", spark=spark)
     check_schema(df.schema, load_schema("budgets"))
     rows = sorted(df.collect(), key=lambda r: r["rank"])
     assert rows[1]["sampled_density"] is None and rows[1]["language"] is None

@@ -6,8 +6,9 @@ import json
 import re
 
 import pandas as pd
+import report_synthetic
 
-from crawlplan.report import build, figures_source, synthetic
+from crawlplan.report import build, figures_source
 from crawlplan.report.render import fmt, table_html
 
 CONF = {"inputs": {"warc_paths": "", "host_index": "/data/hi"}, "policies": {"classifier": "fineweb_edu"},
@@ -15,7 +16,7 @@ CONF = {"inputs": {"warc_paths": "", "host_index": "/data/hi"}, "policies": {"cl
 
 
 def _frames(*names):
-    data = synthetic.datasets()
+    data = report_synthetic.datasets()
     return {n: data[n] for n in names}
 
 
@@ -31,10 +32,10 @@ def test_only_icc_gives_figure_1_and_boxes_naming_every_other_dataset():
 
 def test_empty_dataset_is_reported_as_empty():
     frames = _frames("icc")
-    frames["ordering_sim"] = synthetic.datasets()["ordering_sim"].head(0)
+    frames["ordering_sim"] = report_synthetic.datasets()["ordering_sim"].head(0)
     html, stats = build.build_html(frames, [], CONF)
     assert "dataset <code>ordering_sim</code> is empty in this run" in html
-    frames["classify_rejects"] = synthetic.datasets()["classify_rejects"].head(0)
+    frames["classify_rejects"] = report_synthetic.datasets()["classify_rejects"].head(0)
     html, stats = build.build_html(frames, [], CONF)
     assert "none: every document was scored" in html and "classify_rejects" not in stats.missing
 
@@ -49,16 +50,16 @@ def test_a_broken_figure_shows_an_error_box_and_the_rest_still_renders():
 
 
 def test_demo_banner_only_when_a_marker_says_demo_models():
-    plain, _ = build.build_html({}, synthetic.markers(demo_models=False), CONF)
+    plain, _ = build.build_html({}, report_synthetic.markers(demo_models=False), CONF)
     assert "DEMO MODELS WERE USED" not in plain
-    html, _ = build.build_html({}, synthetic.markers(demo_models=True), CONF)
+    html, _ = build.build_html({}, report_synthetic.markers(demo_models=True), CONF)
     assert "DEMO MODELS WERE USED" in html and "classify: demo models: scores are not real quality" in html
     assert build.demo_notes([{"node": "x", "notes": ["DEMO MODELS: SCORES ARE NOT REAL QUALITY: a"]}])
     assert not build.demo_notes([{"node": "x", "notes": ["no host index: demonstration skipped"]}])
 
 
 def test_counts_from_markers_and_untrusted_text_is_escaped():
-    markers = synthetic.markers()
+    markers = report_synthetic.markers()
     markers[0]["notes"] = ["<img src=x onerror=alert(1)>"]
     html, _ = build.build_html({}, markers, CONF)
     assert "records_read=900" in html and "rejected=60" in html and "documents=240" in html
@@ -68,7 +69,7 @@ def test_counts_from_markers_and_untrusted_text_is_escaped():
 
 
 def test_page_is_self_contained():
-    html, _ = build.build_html(_frames("icc", "classifier_correlations"), synthetic.markers(), CONF)
+    html, _ = build.build_html(_frames("icc", "classifier_correlations"), report_synthetic.markers(), CONF)
     assert not re.search(r'(src|href)="(https?:)?//', html)
     assert all(src.startswith("data:image/png;base64,") for src in re.findall(r'<img src="([^"]+)"', html))
 
@@ -81,7 +82,7 @@ def test_table_formatting_and_truncation_note():
 
 
 def test_sitemap_graph_input_helpers():
-    frames = {"sitemaps": synthetic.datasets()["sitemaps"].assign(
+    frames = {"sitemaps": report_synthetic.datasets()["sitemaps"].assign(
         clusters_json=lambda d: d["clusters"].map(lambda v: json.dumps(v) if v is not None else None),
         adjacency_json=lambda d: d["adjacency"].map(lambda v: json.dumps(v) if v is not None else None))}
     assert figures_source.sitemap_sites(frames) == ["docs.example.org", "forum.example.net"]  # error site left out

@@ -8,12 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
+import report_synthetic
 
+from crawlplan import storage
 from crawlplan.conf import load_conf
-from crawlplan.dag import storage
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import run_single_job
-from crawlplan.report import browser, synthetic
+from crawlplan.report import browser
 from crawlplan.schemas import load_schema
 
 pytestmark = pytest.mark.spark
@@ -21,13 +22,13 @@ pytestmark = pytest.mark.spark
 
 def write_run(spark, out: Path, names=None, demo_models=True) -> None:
     """A run folder as the DAG leaves it: Parquet datasets plus completion markers."""
-    for name, pdf in synthetic.datasets().items():
+    for name, pdf in report_synthetic.datasets().items():
         if names is not None and name not in names:
             continue
-        df = spark.createDataFrame(synthetic.plain_records(name, pdf), load_schema(name).struct())
+        df = spark.createDataFrame(report_synthetic.plain_records(name, pdf), load_schema(name).struct())
         storage.write_dataset(df, name, str(out))
     (out / "_markers").mkdir(parents=True, exist_ok=True)
-    for marker in synthetic.markers(demo_models=demo_models):
+    for marker in report_synthetic.markers(demo_models=demo_models):
         (out / "_markers" / f"{marker['node']}.json").write_text(json.dumps(marker))
 
 

@@ -7,6 +7,7 @@ import pytest
 from test_source_synth import HOST, TYPES, forum_pages, write_warc
 
 from crawlplan.cli import main as cli_main
+from crawlplan.conf import load_conf, section
 from crawlplan.dag.context import JobContext
 
 SMALL = "tiny.test"
@@ -29,14 +30,16 @@ def _ctx(spark, tmp_path, node, params, external=None):
 
     pipeline = load_pipeline("main")
     listed = {name: (external or {}).get(name) for name in pipeline.external_inputs(node)}   # as the runner does
-    return JobContext(spark=spark, node=node, params=params, conf={"inputs": {}}, out_dir=str(tmp_path),
+    conf = load_conf()                                   # the node's section over defaults.yaml, as the runner merges it
+    params = {**section(conf, f"source.{node}"), **params}
+    return JobContext(spark=spark, node=node, params=params, conf=conf, out_dir=str(tmp_path),
                       search_roots=[str(tmp_path)], external=listed,
                       optional=frozenset(pipeline.nodes[node].optional))
 
 
 @pytest.mark.spark
 def test_site_pages_then_sitemaps(spark, warc, tmp_path):
-    from crawlplan.dag import storage
+    from crawlplan import storage
     from crawlplan.nodes.source import site_pages, sitemaps
 
     ctx = _ctx(spark, tmp_path, "site_pages", {"site_key": "host", "sites": [], "min_pages": 10,
@@ -128,7 +131,7 @@ def test_dns_captures_are_counted_as_no_web_host_not_as_unsafe_names(shared_data
 def test_no_site_qualifies_gives_empty_sitemaps_not_a_crash(spark, warc, tmp_path):
     """A crawl without any site of min_pages (a small re-crawl) writes an empty site_pages, which
     has no Parquet file to infer a schema from; sitemaps must read it as empty."""
-    from crawlplan.dag import storage
+    from crawlplan import storage
     from crawlplan.nodes.source import site_pages, sitemaps
 
     ctx = _ctx(spark, tmp_path, "site_pages", {"site_key": "host", "sites": [], "min_pages": 10_000,

@@ -80,7 +80,7 @@ def test_servo_social_pages_are_read_despite_brotli(shared_data):
     reddit = build_mirror("www.reddit.com", grouped["www.reddit.com"])
     home = reddit.pages["https://www.reddit.com/"]
     assert len(home.links) > 50 and len({a for a, _ in home.links}) > 5     # Apaths on a real page
-    from crawlplan.source.tables import site_tables
+    from crawlplan.source.sitemaps import site_tables
 
     one_page = site_tables(build_mirror("www.instagram.com", grouped["www.instagram.com"]), {}, None)
     assert one_page["sitemaps"][0]["error"] and not one_page["page_clusters"]

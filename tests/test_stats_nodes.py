@@ -14,9 +14,8 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from crawlplan import hosts as K
+from crawlplan import hosts, storage
 from crawlplan.conf import load_conf
-from crawlplan.dag import storage
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import Runner
 
@@ -36,10 +35,10 @@ def _scores_from_truth(pages: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     out = pd.DataFrame({
         "record_id": [f"<urn:uuid:{i}>" for i in range(len(pages))],
         "url": pages["url"], "host": pages["host"],
-        "surt_host_name": [K.surt_host(h) for h in pages["host"]],
-        "rev_host": [K.rev_host(h) for h in pages["host"]],
-        "registered_domain": [K.registered_domain(h) for h in pages["host"]],
-        "tld": [K.tld_of(h) for h in pages["host"]],
+        "surt_host_name": [hosts.surt_host(h) for h in pages["host"]],
+        "rev_host": [hosts.rev_host(h) for h in pages["host"]],
+        "registered_domain": [hosts.registered_domain(h) for h in pages["host"]],
+        "tld": [hosts.tld_of(h) for h in pages["host"]],
         "crawl": "CC-MAIN-2024-10", "language": pages["language"], "text_length": 1000,
     })
     for name, noise in (("dclm", 1.0), ("fineweb_edu", 0.5), ("nemotron_quality", 0.3)):

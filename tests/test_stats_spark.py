@@ -8,9 +8,7 @@ import pytest
 from scipy import stats as sps
 
 from crawlplan import hosts
-from crawlplan.stats import correlate as C
-from crawlplan.stats import hoststats as H
-from crawlplan.stats import reference as R
+from crawlplan.stats import correlations, host_graph, host_stats, reference
 
 pytestmark = pytest.mark.spark
 
@@ -55,10 +53,10 @@ def long_pdf(pdf, classifiers=("dclm", "fineweb_edu", "nemotron_quality")):
 
 
 def test_host_scores_match_pandas(spark, scores_df, scores_pdf):
-    clf = H.present_classifiers(scores_df)
+    clf = host_stats.present_classifiers(scores_df)
     assert clf == ["dclm", "fineweb_edu", "nemotron_quality"]
-    long = H.long_scores(scores_df, clf)
-    got = H.host_scores(long, H.host_language(scores_df), min_docs=3, threshold=0.5).toPandas()
+    long = host_stats.long_scores(scores_df, clf)
+    got = host_stats.host_scores(long, host_stats.host_language(scores_df), min_docs=3, threshold=0.5).toPandas()
     ref = long_pdf(scores_pdf).groupby(["rev_host", "classifier"])["score"].agg(
         documents="size", median="median", mean="mean", std="std",
         share_above=lambda s: float((s > 0.5).mean())).reset_index()
@@ -78,7 +76,7 @@ def test_tld_category_expression_equals_hosts_module(spark):
     names = ["a.com", "x.ac.uk", "b.edu", "c.gov.au", "d.gouv.fr", "e.de", "f.io", "g.org", "h.net",
              "i.mil", "j.co.jp", "k.xyz", "l.go.jp", "localhost"]
     df = spark.createDataFrame([(hosts.rev_host(n),) for n in names], "rev_host string")
-    got = [r.c for r in df.select(H.tld_category_col(df.rev_host).alias("c")).collect()]
+    got = [r.c for r in df.select(host_stats.tld_category_column(df.rev_host).alias("c")).collect()]
     assert got == [hosts.tld_category(n) for n in names]
 
 
@@ -91,27 +89,27 @@ def test_spark_icc_equals_reference_on_random_unbalanced_data(spark):
         for _ in range(n):
             rows.append((f"h{h}", "c", 1000.0 + eff + rng.normal(0, 3.0)))  # offset tests cancellation
     long = spark.createDataFrame(rows, "rev_host string, classifier string, score double")
-    got = {r.min_docs: r for r in H.icc_table(long, [1, 3, 5, 10]).collect()}
+    got = {r.min_docs: r for r in host_stats.icc_table(long, [1, 3, 5, 10]).collect()}
     pdf = pd.DataFrame(rows, columns=["rev_host", "classifier", "score"])
     for t in (1, 3, 5, 10):
         sub = pdf[pdf.groupby("rev_host")["score"].transform("size") >= t]
-        ref = R.icc1(sub.score.to_numpy(), sub.rev_host.to_numpy())
+        ref = reference.icc1(sub.score.to_numpy(), sub.rev_host.to_numpy())
         r = got[t]
         assert (r.hosts, r.documents) == (ref.hosts, ref.documents)
         for f in ("icc1", "var_between", "var_within", "n0", "mean_docs"):
             assert getattr(r, f) == pytest.approx(getattr(ref, f), abs=1e-9), (t, f)
-        assert r.reliability == pytest.approx(R.spearman_brown(ref.icc1, ref.mean_docs), abs=1e-12)
+        assert r.reliability == pytest.approx(reference.spearman_brown(ref.icc1, ref.mean_docs), abs=1e-12)
 
 
 def test_correlation_table_equals_scipy(spark, scores_df):
-    long = H.long_scores(scores_df, ["dclm", "fineweb_edu"])
-    hs = H.host_scores(long, H.host_language(scores_df), min_docs=2)
+    long = host_stats.long_scores(scores_df, ["dclm", "fineweb_edu"])
+    hs = host_stats.host_scores(long, host_stats.host_language(scores_df), min_docs=2)
     rng = np.random.default_rng(9)
     host_keys = [r.rev_host for r in hs.select("rev_host").distinct().collect()]
     feats = spark.createDataFrame([(k, float(rng.normal()), float(rng.normal())) for k in host_keys],
                                   "rev_host string, log_hc double, log_pr double")
-    table = C.stratified_host_table(hs, feats)
-    got = C.correlation_table(table, replicates=50, seed=3).toPandas()
+    table = correlations.stratified_host_table(hs, feats)
+    got = correlations.correlation_table(table, replicates=50, seed=3).toPandas()
     tab = table.toPandas()
     assert set(got.stratum_kind) == {"all", "language", "tld_category"}
     for _, r in got.iterrows():
@@ -124,14 +122,14 @@ def test_correlation_table_equals_scipy(spark, scores_df):
         tau = sps.kendalltau(g.x, g.y).statistic
         assert r.spearman == pytest.approx(rho, abs=1e-12, nan_ok=True)
         assert r.kendall == pytest.approx(tau, abs=1e-12, nan_ok=True)
-        assert r.weighted_spearman == pytest.approx(R.weighted_spearman(g.x, g.y, g.documents), abs=1e-12,
+        assert r.weighted_spearman == pytest.approx(reference.weighted_spearman(g.x, g.y, g.documents), abs=1e-12,
                                                     nan_ok=True)
         if not np.isnan(rho):
             assert r.ci_low <= r.ci_high
     overall = got[(got.stratum_kind == "all")]
     assert set(overall.metric) == {"log_hc", "log_pr"} and set(overall.classifier) == {"dclm", "fineweb_edu"}
     # reproducible: the same seed gives the same intervals
-    again = C.correlation_table(table, replicates=50, seed=3).toPandas()
+    again = correlations.correlation_table(table, replicates=50, seed=3).toPandas()
     key = ["metric", "classifier", "stratum_kind", "stratum"]
     a, b = got.sort_values(key).reset_index(drop=True), again.sort_values(key).reset_index(drop=True)
     assert np.allclose(a.ci_low, b.ci_low, equal_nan=True)
@@ -139,8 +137,8 @@ def test_correlation_table_equals_scipy(spark, scores_df):
 
 def test_score_distributions_and_classifier_pairs(spark, scores_df, scores_pdf):
     clf = ["dclm", "fineweb_edu", "nemotron_quality"]
-    long = H.long_scores(scores_df, clf)
-    dist = {(r.stratum, r.classifier): r for r in C.score_distributions(long, H.host_language(scores_df)).collect()}
+    long = host_stats.long_scores(scores_df, clf)
+    dist = {(r.stratum, r.classifier): r for r in correlations.score_distributions(long, host_stats.host_language(scores_df)).collect()}
     s = scores_pdf["dclm"].dropna().to_numpy()
     r = dist[("all", "dclm")]
     assert r.documents == s.size
@@ -151,7 +149,7 @@ def test_score_distributions_and_classifier_pairs(spark, scores_df, scores_pdf):
     strata = [dist[(k, "dclm")] for k in ("english", "non-english") if (k, "dclm") in dist]
     assert sum(x.documents for x in strata) <= r.documents and sum(x.hosts for x in strata) <= r.hosts
     assert {k[0] for k in dist} <= {"all", "english", "non-english"}
-    pairs = {(r.classifier_a, r.classifier_b): r for r in C.classifier_correlations(scores_df, clf).collect()}
+    pairs = {(r.classifier_a, r.classifier_b): r for r in correlations.classifier_correlations(scores_df, clf).collect()}
     core = scores_pdf[clf].dropna()
     ref = sps.spearmanr(core.to_numpy()).statistic
     assert pairs[("dclm", "dclm")].spearman == pytest.approx(1.0)
@@ -167,7 +165,7 @@ def test_rank_stability_equals_scipy(spark):
     b = [(f"h{i}", float(hc[i] * rng.lognormal(0, 0.5)), float(hc[i] * 1e-9 * rng.lognormal(0, 1)))
          for i in range(10, 60)]
     schema = "rev_host string, harmonicc_val double, pr_val double"
-    got = {r.measure: r for r in C.rank_stability(spark.createDataFrame(a, schema), spark.createDataFrame(b, schema),
+    got = {r.measure: r for r in host_graph.rank_stability(spark.createDataFrame(a, schema), spark.createDataFrame(b, schema),
                                                   "r1", "r2").collect()}
     common = [i for i in range(10, 50)]
     bmap = {x[0]: x for x in b}

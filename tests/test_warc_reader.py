@@ -4,13 +4,14 @@ import gzip
 import random
 
 import pytest
+from settings_support import extract_settings
 
-from crawlplan.extract.records import ExtractSettings, process_warc_file
+from crawlplan.extract.records import process_warc_file
 from crawlplan.warc.listing import ListingError, resolve_inputs
 from crawlplan.warc.payload import dechunk, decode_body
 from crawlplan.warc.reader import FileOutcome, iter_records
 
-FAST = ExtractSettings(extractor="resiliparse")
+FAST = extract_settings(extractor="resiliparse")
 
 
 def _all_warc_files(shared_data):
@@ -36,7 +37,7 @@ def _check_accounting(rows):
 @pytest.mark.parametrize("reader", ["warcio", "fastwarc"])
 def test_every_real_file_keeps_the_invariant(shared_data, reader):
     for path in _all_warc_files(shared_data):
-        rows = list(process_warc_file(str(path), ExtractSettings(reader=reader, extractor="resiliparse")))
+        rows = list(process_warc_file(str(path), extract_settings(reader=reader, extractor="resiliparse")))
         file_row = _check_accounting(rows)
         assert file_row["file_status"] == "ok", (path, file_row["error"])
 
@@ -74,7 +75,7 @@ def damaged(tmp_path, shared_data):
 
 @pytest.mark.parametrize("reader", ["warcio", "fastwarc"])
 def test_damaged_files_give_status_and_rejects_not_errors(damaged, reader):
-    settings = ExtractSettings(reader=reader, extractor="resiliparse")
+    settings = extract_settings(reader=reader, extractor="resiliparse")
     expected = {"truncated": "truncated", "corrupt": "corrupt", "zero": "corrupt", "garbage": "corrupt",
                 "missing": "missing"}
     for name, status in expected.items():
@@ -126,7 +127,7 @@ def test_garbage_that_parses_as_one_record_then_fails_is_accounted(tmp_path):
     is a counted reject and the file row says corrupt with the error."""
     path = tmp_path / "g.warc.gz"
     path.write_bytes(random.Random(20).randbytes(20000))
-    rows = list(process_warc_file(str(path), ExtractSettings(reader="warcio", extractor="resiliparse")))
+    rows = list(process_warc_file(str(path), extract_settings(reader="warcio", extractor="resiliparse")))
     file_row = _check_accounting(rows)
     assert file_row["file_status"] == "corrupt" and file_row["error"]
     assert all(r["kind"] in ("reject", "file") for r in rows)

@@ -23,7 +23,12 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
 from urllib.parse import urlsplit
 
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
 from crawlplan import hosts
+from crawlplan.extract.records import looks_html
 from crawlplan.warc.reader import FileOutcome, crawl_of, iter_records
 
 # The flat schema's columns this writer fills (names and types as Common Crawl publishes them).
@@ -48,8 +53,6 @@ def subset_of(path: str) -> str:
 
 
 def detect_mime(body: bytes | None, declared: str | None) -> str | None:
-    from crawlplan.extract.records import looks_html
-
     if body:
         if looks_html(body):
             return "application/xhtml+xml" if declared == "application/xhtml+xml" else "text/html"
@@ -145,16 +148,11 @@ def _file_end(path: str, outcome: FileOutcome) -> int:
 
 
 def _arrow_schema():
-    import pyarrow as pa
-
     types = {"string": pa.string(), "int32": pa.int32(), "int16": pa.int16(), "timestamp": pa.timestamp("us")}
     return pa.schema([(name, types[kind]) for name, kind in INDEX_COLUMNS])
 
 
 def _write_one(job: tuple[int, str, str, str]) -> dict:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     number, path, warc_filename, out = job
     rows, outcome = index_rows(path, warc_filename)
     crawl = crawl_of(warc_filename) or "unknown"
@@ -188,6 +186,4 @@ def build_index(paths: list[str], out: str, base: str = "", jobs: int = 1) -> li
 
 def iter_index_rows(out: str) -> Iterator[dict]:
     """Every row of an index folder written by :func:`build_index` (tests, small indexes)."""
-    import pyarrow.dataset as ds
-
     yield from ds.dataset(out, format="parquet", partitioning="hive").to_table().to_pylist()

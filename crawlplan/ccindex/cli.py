@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from crawlplan.ccindex.build import build_index
+from crawlplan.warc.listing import resolve_inputs
+
 
 def cmd_index_build(args) -> int:
-    from crawlplan.ccindex.build import build_index
-    from crawlplan.warc.listing import resolve_inputs
-
     paths = resolve_inputs(args.warc, base=args.warc_base or "")
     if not paths:
         raise ValueError("index build: --warc names no WARC files")

@@ -21,7 +21,9 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
-from crawlplan.extract.records import HTML_TYPES, number_setting
+from crawlplan.conf import number_setting
+from crawlplan.extract.records import HTML_TYPES
+from crawlplan.graph.hostindex import list_crawls
 from crawlplan.graph.keys import normalize_rev_host, rev_to_surt
 
 SAMPLE_COLUMNS = ("url", "url_host_name", "url_path", "fetch_status", "content_mime_detected", "content_mime_type",
@@ -72,8 +74,6 @@ def read_cc_index(spark: SparkSession, path: str, settings: SampleSettings,
                   columns: tuple[str, ...] = SAMPLE_COLUMNS) -> tuple[DataFrame, str]:
     """One crawl of the index (``settings.crawl``, else the latest), its chosen subsets, ``columns``
     only. ``path`` is the table root (``.../cc-main/warc/``) or one ``crawl=`` folder."""
-    from crawlplan.graph.hostindex import list_crawls
-
     root = path.rstrip("/")
     if root.rsplit("/", 1)[-1].startswith("crawl="):
         crawls = {root.rsplit("=", 1)[1]: root}

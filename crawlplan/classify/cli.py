@@ -5,16 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 
+from crawlplan.classify.models import DEMO_WARNING, ModelError, model_dir, pull, status
+from crawlplan.classify.registry import load_registry, select
+from crawlplan.conf import load_conf
+from crawlplan.demo.models import train_demo
+
 
 def _conf(args):
-    from crawlplan.conf import load_conf
-
     return load_conf(args.profile, args.conf, args.overrides)
 
 
 def _specs(conf, names):
-    from crawlplan.classify.registry import load_registry, select
-
     registry = load_registry(conf)
     return registry, select(registry, names or None)
 
@@ -30,8 +31,6 @@ def _size(n: int | None) -> str:
 
 
 def cmd_list(args) -> int:
-    from crawlplan.classify.models import model_dir, status
-
     conf = _conf(args)
     registry, _ = _specs(conf, None)
     print(f"model cache: {model_dir(conf)}")
@@ -55,8 +54,6 @@ def cmd_list(args) -> int:
 
 
 def cmd_pull(args) -> int:
-    from crawlplan.classify.models import ModelError, pull
-
     conf = _conf(args)
     registry, _ = _specs(conf, None)
     names = args.names or [s.name for s in registry.values() if s.kind == "fasttext" and s.hf_repo]
@@ -82,8 +79,6 @@ def cmd_pull(args) -> int:
 
 
 def cmd_train_demo(args) -> int:
-    from crawlplan.classify.demo_models import DEMO_WARNING, train_demo
-
     conf = _conf(args)
     _, specs = _specs(conf, args.names)
     print(f"training demo models ({DEMO_WARNING})")

@@ -17,6 +17,9 @@ import hashlib
 import math
 import os
 
+import numpy as np
+
+from crawlplan.classify.projected import NotProjectable, ProjectedModel, project
 from crawlplan.classify.registry import ClassifierSpec
 
 #: fastText probabilities are float32 and a softmax can come out at 1.00001.
@@ -29,6 +32,7 @@ class ScoringError(ValueError):
 
 def load_fasttext(path: str):
     """Load a model without the wrapper's stderr warning; raise a clear error on a bad file."""
+    # fasttext: heavy native extension, loaded on the worker that scores
     from fasttext.FastText import _FastText
 
     try:
@@ -114,8 +118,6 @@ def score_probabilities(probs, labels: list[str], spec: ClassifierSpec):
     not report the label, a NaN row when it makes no prediction). Rows that give no finite score
     come back NaN; the caller records them as rejects.
     """
-    import numpy as np
-
     if spec.score == "top1_positive":
         # the latest label wins an exact tie, as fastText's top-1 heap keeps it
         top = probs.shape[1] - 1 - np.argmax(probs[:, ::-1], axis=1)
@@ -179,8 +181,6 @@ class FastTextScorer:
                                f"expects {list(spec.labels)} (score rule {spec.score})")
         self.k = prediction_k(spec)
         if engine == "projected" and projected is None:
-            from crawlplan.classify.projected import NotProjectable, project
-
             try:
                 self.projected = project(self._model)
                 self._model = None
@@ -198,7 +198,6 @@ class FastTextScorer:
         """
         if engine != "projected" or not cache_key:
             return cls(spec, path, engine=engine)
-        from crawlplan.classify.projected import ProjectedModel
 
         sidecar = projection_path(path, cache_key)
         if os.path.isfile(sidecar):

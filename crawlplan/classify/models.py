@@ -21,6 +21,7 @@ from crawlplan.conf import get
 from crawlplan.paths import default_cache_dir
 
 DEMO_SUFFIX = ".demo.json"
+DEMO_WARNING = "demo models: scores are not real quality"   # said loudly wherever a demo model scores
 _SHA_SUFFIX = ".sha256.json"
 
 
@@ -195,6 +196,7 @@ def pull(spec: ClassifierSpec, conf: dict, echo=print) -> str:
     dest.mkdir(parents=True, exist_ok=True)
     echo(f"pulling {spec.name}: {spec.hf_repo}/{spec.file} -> {dest}")
     try:
+        # huggingface_hub: heavy, needed only by `crawlplan models pull`
         from huggingface_hub import hf_hub_download
     except ImportError:  # pragma: no cover - a declared dependency
         raise ModelError("huggingface_hub is not installed: pip install huggingface_hub") from None
@@ -206,6 +208,7 @@ def pull(spec: ClassifierSpec, conf: dict, echo=print) -> str:
         os.replace(target, backup)
     try:
         if spec.kind == "transformer":
+            # huggingface_hub: heavy, needed only by `crawlplan models pull`
             from huggingface_hub import snapshot_download
 
             return str(snapshot_download(repo_id=spec.hf_repo, local_dir=target))

@@ -1,12 +1,15 @@
 """Driver-side model preparation for the classify node: find every configured model, train
-demo stand-ins for missing ones when allowed, check pins, and say loudly what is a demo."""
+demo stand-ins for missing ones when the caller passes a trainer (``crawlplan.demo.models.train_demo``),
+check pins, and say loudly what is a demo."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from crawlplan.classify.demo_models import DEMO_WARNING, train_demo
+from crawlplan.classify.fasttext_model import ENGINES
 from crawlplan.classify.models import (
+    DEMO_WARNING,
     check_pin,
     demo_marker,
     is_remote,
@@ -18,6 +21,32 @@ from crawlplan.classify.models import (
 )
 from crawlplan.classify.registry import ClassifierSpec
 from crawlplan.classify.scoring import ModelRef
+from crawlplan.conf import Settings
+
+
+@dataclass(frozen=True)
+class ClassifySettings(Settings):
+    """Conf section ``classify`` (values and meaning: conf/defaults.yaml)."""
+    SECTION = "classify"
+
+    models: tuple[str, ...]
+    distribute: str
+    engine: str
+    batch_size: int
+    max_chars: int
+    demo_models_when_missing: str
+
+    def __post_init__(self):
+        if self.engine not in ENGINES:
+            raise ValueError(f"classify.engine is '{self.engine}'; expected one of {', '.join(ENGINES)}")
+
+
+def worker_reuse_note(spark) -> str | None:
+    """Spark's ``spark.python.worker.reuse`` (its own default: true) off means every task reloads
+    every model: worth a loud note."""
+    if str(spark.conf.get("spark.python.worker.reuse", "true")).lower() == "false":
+        return "spark.python.worker.reuse is false: every task reloads every model; set it to true"
+    return None
 
 
 def demo_allowed(value, master: str) -> bool:
@@ -50,23 +79,24 @@ def _key(spec: ClassifierSpec, path: str) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}"
 
 
-def prepare_models(specs: list[ClassifierSpec], conf: dict, *, allow_demo: bool, remote_exists,
-                   echo=print, texts_fn=None) -> tuple[list[ModelRef], list[str]]:
+def prepare_models(specs: list[ClassifierSpec], conf: dict, *, remote_exists, demo_trainer=None,
+                   echo=print) -> tuple[list[ModelRef], list[str]]:
     """ModelRefs for ``specs`` and the names of those that are demo models.
 
-    Raises naming the missing file and the pull command when a model is absent and demo models
-    are not allowed (or the classifier is not fastText, or points at a user path).
+    ``demo_trainer(specs, conf, echo=...)`` trains demo stand-ins for missing files; None (the
+    default) allows no demo model. Raises naming the missing file and the pull command when a
+    model is absent and no demo model may replace it (no trainer, not fastText, a user path).
     """
     missing = [s for s in specs if not _exists(s, model_path(s, conf), remote_exists)]
     # a pinned entry wants that exact file: a demo stand-in would be refused by its pin anyway
-    trainable = [s for s in missing if allow_demo and s.kind == "fasttext" and not s.path and not s.sha256]
+    trainable = [s for s in missing if demo_trainer is not None and s.kind == "fasttext" and not s.path and not s.sha256]
     for spec in missing:
         if spec not in trainable:
             raise missing_model_error(spec, model_path(spec, conf))
     if trainable:
         echo(f"classify: no model files for {', '.join(s.name for s in trainable)}; training demo models "
              f"({DEMO_WARNING})")
-        train_demo(trainable, conf, texts_fn=texts_fn, echo=echo)
+        demo_trainer(trainable, conf, echo=echo)
     refs: list[ModelRef] = []
     demo: list[str] = []
     for spec in specs:

@@ -25,6 +25,10 @@ caller falls back to fastText's own prediction.
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+
 import numpy as np
 
 from crawlplan.classify.fasttext_tokens import (
@@ -145,10 +149,6 @@ class ProjectedModel:
     def save(self, path: str) -> None:
         """Write atomically: a unique temporary file in the same folder (unique across hosts
         sharing the folder, unlike a pid), renamed into place, removed if the write fails."""
-        import json
-        import os
-        import tempfile
-
         meta = {k: getattr(self, k) for k in self._FIELDS}
         blob = b"".join(self.words)
         offsets = np.cumsum([0] + [len(w) for w in self.words], dtype=np.int64)
@@ -168,8 +168,6 @@ class ProjectedModel:
 
     @classmethod
     def load(cls, path: str) -> ProjectedModel:
-        import json
-
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(data["meta"].tobytes())
             blob, offsets = data["words"].tobytes(), data["offsets"]

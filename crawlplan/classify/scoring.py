@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from pyspark import SparkFiles
 
 from crawlplan.classify.fasttext_model import FastTextScorer, ScoringError, preprocess, score_probabilities
 from crawlplan.classify.projected import TokenTable
 from crawlplan.classify.registry import ClassifierSpec
+from crawlplan.classify.transformer import TransformerScorer
 
 REJECT_COLUMN = "_reject_reason"
 DETAIL_COLUMN = "_reject_detail"
@@ -42,8 +44,6 @@ class ModelRef:
 
     def local_path(self) -> str:
         if self.ship_dir or self.ship_file:
-            from pyspark import SparkFiles
-
             if self.ship_dir and self.spec.kind == "transformer":
                 return SparkFiles.get(self.ship_dir)
             if self.ship_dir:
@@ -78,8 +78,6 @@ def get_scorer(ref: ModelRef):
                 print(f"classify: {ref.spec.name} predicts through fastText, not projected: "
                       f"{scorer.fallback_reason}", file=sys.stderr)
         else:
-            from crawlplan.classify.transformer import TransformerScorer
-
             scorer = TransformerScorer(ref.spec, ref.local_path())
         _MODELS[cache_key] = scorer
         _LOADS.append(ref.spec.name)

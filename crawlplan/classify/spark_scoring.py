@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pandas as pd
 from pyspark.sql import DataFrame
@@ -133,8 +134,6 @@ def _link_or_copy(source: str, target: str) -> None:
 
 
 def _replace(ref: ModelRef, **changes) -> ModelRef:
-    from dataclasses import replace
-
     return replace(ref, **changes)
 
 

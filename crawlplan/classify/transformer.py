@@ -18,7 +18,9 @@ max_label), clipped to [0, 1] like the fastText scores.
 from __future__ import annotations
 
 import math
+import os
 
+from crawlplan.classify.fasttext_model import preprocess
 from crawlplan.classify.registry import ClassifierSpec
 
 
@@ -46,6 +48,7 @@ def score_from_output(values: list[float], spec: ClassifierSpec) -> float:
 class TransformerScorer:
     def __init__(self, spec: ClassifierSpec, path: str, batch_size: int = 32):
         try:
+            # torch / transformers: the optional [transformers] extra
             import torch
             import transformers  # noqa: F401
         except ImportError:
@@ -54,6 +57,7 @@ class TransformerScorer:
         self.spec = spec
         self.batch_size = batch_size
         self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        # transformers: the optional [transformers] extra
         from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
 
         if spec.loader == "sequence_classification":
@@ -67,8 +71,7 @@ class TransformerScorer:
             self.head = self._load_head(path)
 
     def _load_head(self, path: str):
-        import os
-
+        # torch / transformers: the optional [transformers] extra
         import torch
         from safetensors.torch import load_file
 
@@ -89,6 +92,7 @@ class TransformerScorer:
         return torch.nn.Sequential(*layers).to(self.device).eval()
 
     def _outputs(self, texts: list[str]) -> list[list[float]]:
+        # torch / transformers: the optional [transformers] extra
         import torch
 
         enc = self.tokenizer(texts, truncation=True, max_length=self.spec.max_tokens, padding=True,
@@ -121,8 +125,6 @@ class TransformerScorer:
         return out, errors
 
     def score(self, text: str, max_chars: int = 0) -> float:
-        from crawlplan.classify.fasttext_model import preprocess
-
         clean, _ = preprocess(text, self.spec.newlines, self.spec.strip, max_chars)
         values, errors = self.score_batch([clean])
         if errors:

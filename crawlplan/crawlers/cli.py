@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crawlplan.cli import prepare_default_inputs
+from crawlplan.conf import load_conf
+from crawlplan.crawlers import loop
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("crawl-loop", help="crawl the demo with Scrapy over pywb (127.0.0.1) driven by a "
@@ -18,8 +22,6 @@ def register(subparsers) -> None:
 
 
 def cmd_crawl_loop(args) -> int:
-    from crawlplan.crawlers import loop
-
     demo = Path(args.demo) if args.demo else _demo_dir()
     out = Path(args.out)
     plan = loop.export_plan(Path(args.run), out / "export")
@@ -32,8 +34,5 @@ def cmd_crawl_loop(args) -> int:
 
 def _demo_dir() -> Path:
     """The demo crawl ``crawlplan run`` reads when no inputs are configured (generated if missing)."""
-    from crawlplan.cli import prepare_default_inputs
-    from crawlplan.conf import load_conf
-
     conf = prepare_default_inputs(load_conf("local"), echo=lambda *_: None)
     return Path(conf["inputs"]["warc_paths"]).parent

@@ -18,10 +18,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pandas as pd
+from warcio.archiveiterator import ArchiveIterator
 
+from crawlplan.crawlers.replay import ReplayServer
 from crawlplan.hosts import strip_www
+from crawlplan.policies import export
+from crawlplan.policies.export import read_budgets
 
 CRAWL_VENV = ".venv-crawl"
 
@@ -38,16 +43,12 @@ def crawl_python(repo: Path | None = None) -> Path | None:
 
 def page_key(url: str) -> str:
     """URL identity across the www / bare host variants and the scheme."""
-    from urllib.parse import urlsplit
-
     p = urlsplit(url)
     return strip_www((p.hostname or "").lower()) + (p.path or "/") + (f"?{p.query}" if p.query else "")
 
 
 def export_plan(run_dir: Path, out: Path) -> Path:
     """Every export format of the run's budgets (+ host_plans, page_clusters); returns the JSONL."""
-    from crawlplan.policies import export
-
     df, _ = export.read_budgets_with_plans(Path(run_dir) / "budgets")
     out.mkdir(parents=True, exist_ok=True)
     for fmt in export.FORMATS:
@@ -57,8 +58,6 @@ def export_plan(run_dir: Path, out: Path) -> Path:
 
 def crawled_pages(warc: Path) -> pd.DataFrame:
     """Fetches of a crawl WARC: url, status, key (page_key), html (200 text/html)."""
-    from warcio.archiveiterator import ArchiveIterator
-
     rows = []
     with open(warc, "rb") as fh:
         for rec in ArchiveIterator(fh):
@@ -121,7 +120,6 @@ def replan(warc: Path, out: Path, extra: list[str] = ()) -> dict:
     cmd = [sys.executable, "-m", "crawlplan.cli", "run", "--out", str(out / "replan"), "--until", "allocate,sitemaps",
            "--set", f"inputs.warc_paths={listing}", *extra]
     subprocess.run(cmd, check=True)
-    from crawlplan.policies.export import read_budgets
 
     budgets = read_budgets(out / "replan" / "budgets")
     return {"replan_hosts": int(len(budgets)), "replan_hosts_with_budget": int((budgets.allocated_pages > 0).sum()),
@@ -131,8 +129,6 @@ def replan(warc: Path, out: Path, extra: list[str] = ()) -> dict:
 def closed_loop(plan: Path, demo: Path, out: Path, *, py: Path | None = None, do_replan: bool = False,
                 replan_args: list[str] = ()) -> dict:
     """Crawl ``demo`` twice (plan, uniform) from the budgets JSONL ``plan``; measure; re-plan."""
-    from crawlplan.crawlers.replay import ReplayServer
-
     py = py or crawl_python()
     if py is None:
         raise RuntimeError(f"no crawl venv ({CRAWL_VENV} with pywb and Scrapy): run scripts/test-extras.sh")

@@ -23,9 +23,11 @@ COLLECTION = "demo"
 
 
 def serve(root: Path, warcs: list[str], port_file: Path) -> None:
+    # pywb and gevent: the optional crawl venv (.venv-crawl, scripts/test-extras.sh); gevent patches first
     from gevent import monkey
 
     monkey.patch_all()
+    # after patch_all: pywb must see the patched standard library
     from gevent.pywsgi import WSGIServer
     from pywb.apps.frontendapp import FrontEndApp
     from pywb.manager.manager import CollectionsManager

@@ -34,6 +34,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from http import HTTPStatus
 from io import BytesIO
 from urllib.parse import urlsplit
 
@@ -121,6 +122,7 @@ def warc_headers(headers) -> list[tuple[str, str]]:
 
 def build_process(args):
     """The Scrapy process, spider class and settings (imports Scrapy only here)."""
+    # Scrapy (and warcio beside it): the optional crawl venv (.venv-crawl), so imported only here
     import scrapy
     from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
     from scrapy.crawler import CrawlerProcess
@@ -252,8 +254,6 @@ def _Instance(obj):
 
 
 def _reason(status: int) -> str:
-    from http import HTTPStatus
-
     try:
         return HTTPStatus(status).phrase
     except ValueError:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 
-from crawlplan.dag import storage
+from crawlplan import storage
 
 log = logging.getLogger("crawlplan")
 
@@ -76,8 +77,6 @@ class JobContext:
     def files_output(self, name: str) -> str:
         """A fresh folder for a non-tabular output (HTML report, model files); moved into place
         by the runner when the node succeeds."""
-        import uuid
-
         tmp = storage.join(self.out_dir, "_tmp", f"{name}-{uuid.uuid4().hex[:12]}")
         self.files_outputs[name] = tmp
         return tmp

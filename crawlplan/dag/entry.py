@@ -6,8 +6,27 @@ import argparse
 import logging
 import sys
 
-from crawlplan.conf import load_conf
+from crawlplan.conf import ConfError, load_conf
 from crawlplan.dag.pipeline import load_pipeline
+from crawlplan.dag.runner import run_single_job
+from crawlplan.spark import build_session
+
+_EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
+
+
+def friendly_errors(fn) -> int:
+    """Expected user errors print one clear line instead of a traceback (every verb and job entry)."""
+    try:
+        return int(fn() or 0)
+    except KeyboardInterrupt:
+        print("crawlplan: interrupted", file=sys.stderr)
+        return 130
+    except _EXPECTED_ERRORS as exc:
+        if logging.getLogger().isEnabledFor(logging.DEBUG):
+            raise
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"crawlplan: error: {msg}", file=sys.stderr)
+        return 2
 
 
 def add_conf_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,9 +52,6 @@ def add_job_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
-    from crawlplan.dag.runner import run_single_job
-    from crawlplan.spark import build_session
-
     overrides = list(args.overrides) + (["run.retry_failed=true"] if getattr(args, "retry_failed", False) else [])
     conf = load_conf(args.profile, args.conf, overrides)
     pipeline = load_pipeline(args.pipeline)
@@ -59,6 +75,4 @@ def main(node_name: str, argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"jobs/{node_name}.py", description=f"crawlplan node '{node_name}'")
     add_job_arguments(parser)
     args = parser.parse_args(argv)
-    from crawlplan.cli import friendly_errors
-
     return friendly_errors(lambda: run_job_from_args(node_name, args))

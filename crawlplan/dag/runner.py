@@ -17,9 +17,8 @@ from pathlib import Path
 
 from pyspark.sql import DataFrame
 
-from crawlplan import __version__
+from crawlplan import __version__, storage
 from crawlplan.conf import get
-from crawlplan.dag import storage
 from crawlplan.dag.context import InputError, JobContext
 from crawlplan.dag.pipeline import Node, Pipeline
 from crawlplan.dag.progress import ProgressReporter

@@ -14,6 +14,17 @@ import shutil
 import time
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+from crawlplan.ccindex.build import build_index
+from crawlplan.demo.forum import url_patterns
+from crawlplan.demo.graph import PREVIOUS_RELEASE, RELEASE, build_graph, build_previous_graph, write_graph
+from crawlplan.demo.hostindex import build_host_index, ground_truth_tables, host_index_schema
+from crawlplan.demo.warcs import CRAWL, write_paths_listing, write_warcs
+from crawlplan.demo.web import build_web
+
 GENERATOR_VERSION = "6"
 WARC_PATHS = "warc.paths.gz"
 CC_INDEX = "cc_index"              # the columnar URL index of the demo's WARC files (crawlplan index build)
@@ -47,17 +58,6 @@ def is_complete(out_dir: str | os.PathLike, hosts: int, seed: int) -> bool:
 
 def generate_demo(out_dir: str | os.PathLike, hosts: int = 300, seed: int = 0) -> dict:
     """Write the whole demo crawl into ``out_dir`` (written in place; see ``ensure_demo``)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    import yaml
-
-    from crawlplan.ccindex.build import build_index
-    from crawlplan.demo.forum import url_patterns
-    from crawlplan.demo.graph import PREVIOUS_RELEASE, RELEASE, build_graph, build_previous_graph, write_graph
-    from crawlplan.demo.hostindex import build_host_index, ground_truth_tables, host_index_schema
-    from crawlplan.demo.warcs import CRAWL, write_paths_listing, write_warcs
-    from crawlplan.demo.web import build_web
-
     root = Path(out_dir)
     root.mkdir(parents=True, exist_ok=True)
     web = build_web(hosts, seed)

@@ -6,10 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
+from crawlplan.demo import ensure_demo, is_complete, previous_graph_path
+
 
 def cmd_demo_data(args) -> int:
-    from crawlplan.demo import ensure_demo, is_complete, previous_graph_path
-
     out = Path(args.out)
     if args.force and out.exists():
         if not (out / "_SUCCESS").is_file():

@@ -17,9 +17,9 @@ from urllib.parse import quote
 
 import numpy as np
 
+from crawlplan.demo.pages import Host, Page, bfs_order
 from crawlplan.demo.text import page_paragraphs, page_title, short_line
 from crawlplan.demo.vocab import SYLLABLES
-from crawlplan.demo.web import Host, Page, bfs_order
 
 PER_PAGE = 15
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import random
 from html import escape
 
+from crawlplan.demo.pages import Host, Page
 from crawlplan.demo.text import page_paragraphs
 from crawlplan.demo.vocab import VOCAB
-from crawlplan.demo.web import AD_HOST, Host, Page
+from crawlplan.demo.web import AD_HOST
 
 
 def _head(h: Host, title: str, description: str) -> str:

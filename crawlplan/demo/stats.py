@@ -6,24 +6,23 @@ so the numbers quoted in the demo's README can be reproduced on any seed.
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
+from crawlplan.demo.text import labelled_texts
+from crawlplan.stats import reference
+
 
 def icc1(values: pd.Series, groups: pd.Series) -> float:
-    """One-way random-effects ICC1, ANOVA estimator with the n0 adjustment for unbalanced groups."""
-    df = pd.DataFrame({"y": values.to_numpy(dtype=float), "g": groups.to_numpy()})
-    stats = df.groupby("g")["y"].agg(["size", "mean"])
-    n, k, total = stats["size"], len(stats), len(df)
-    msb = (n * (stats["mean"] - df["y"].mean()) ** 2).sum() / (k - 1)
-    msw = ((df["y"] - df["g"].map(stats["mean"])) ** 2).sum() / (total - k)
-    n0 = (total - (n ** 2).sum() / total) / (k - 1)
-    return float((msb - msw) / (msb + (n0 - 1) * msw))
+    """ICC1 of ``values`` by ``groups`` (``crawlplan.stats.reference.icc1``, the project's one estimator)."""
+    return float(reference.icc1(values.to_numpy(dtype=float), groups.to_numpy()).icc1)
 
 
 def measure(root: str | Path) -> dict:
@@ -72,14 +71,10 @@ def score_icc(root: str | Path, classifier: str = "gneissweb_quality", every: in
     The model is trained on ``labelled_texts`` as the demo models are; the point is how much of
     the planted between-host share survives text generation, extraction and a real classifier.
     """
-    import gzip
-    import tempfile
-
+    # fasttext, trafilatura, warcio: heavy, loaded only for these demo measurements
     import fasttext
     import trafilatura
     from warcio.archiveiterator import ArchiveIterator
-
-    from crawlplan.demo.text import labelled_texts
 
     root = Path(root)
     pages = pd.read_parquet(root / "ground_truth" / "pages.parquet").set_index("url")

@@ -71,18 +71,6 @@ def _joiner(lang: str) -> str:
     return "" if lang == "ja" else " "
 
 
-def hq_paragraph(rng: random.Random, lang: str, topic: str) -> str:
-    n = rng.randint(2, 5)
-    return _joiner(lang).join(_fill(rng.choice(VOCAB[lang]["hq"]), rng, lang, topic) for _ in range(n))
-
-
-def lq_paragraph(rng: random.Random, lang: str, topic: str) -> str:
-    n = rng.randint(1, 3)
-    lines = (_fill(rng.choice(VOCAB[lang]["lq"]), rng, lang, topic) for _ in range(n))
-    end = "。" if lang == "ja" else "."
-    return _joiner(lang).join(line if line[-1] in "!.。！" else line + end for line in lines)
-
-
 def page_paragraphs(rng: random.Random, lang: str, topic: str, quality: float,
                     n_paragraphs: int | None = None) -> list[str]:
     """Body paragraphs of one page; better pages are longer and mostly explanatory.

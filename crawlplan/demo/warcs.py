@@ -23,7 +23,8 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from crawlplan.demo.html import render
-from crawlplan.demo.web import Host, Page, Web, bfs_order
+from crawlplan.demo.pages import Host, Page, bfs_order
+from crawlplan.demo.web import Web
 
 CRAWL = "CC-MAIN-2024-10"
 SEGMENTS = ("1707947473347.44", "1707947474171.98", "1707947475203.41")

@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import math
 import random
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from crawlplan.demo.forum import build_forum
+from crawlplan.demo.pages import Host, Page
 from crawlplan.demo.text import page_title
 from crawlplan.demo.vocab import LANGUAGES, SITE_WORDS, SYLLABLES, TOPICS
-from crawlplan.hosts import rev_host
+from crawlplan.hosts import host_of, rev_host
+from crawlplan.stats.reference import anova_n0
 
 ICC1 = 0.5                     # planted between-host share of page true-quality variance
 QUALITY_VARIANCE = 1.0         # total variance of page true quality
-HQ_THRESHOLD = 0.6             # is_hq = true_quality > HQ_THRESHOLD (about 27% of pages)
 
 _LANG_SHARES = {"en": 0.55, "de": 0.10, "fr": 0.08, "es": 0.08, "ja": 0.06, "it": 0.05, "nl": 0.04, "ru": 0.04}
 _TLDS = {
@@ -52,52 +53,12 @@ REGULAR_PAGE_TYPES = ("home", "listing", "article")
 
 
 @dataclass
-class Page:
-    url: str
-    path: str
-    page_type: str
-    quality: float
-    topic: str
-    links: list[str] = field(default_factory=list)      # intra-site paths, in document order
-    external: list[str] = field(default_factory=list)   # absolute URLs on other hosts
-    data: dict = field(default_factory=dict)             # template material (titles, posts, ...)
-    ucc: bool = False
-
-    @property
-    def is_hq(self) -> bool:
-        return self.quality > HQ_THRESHOLD
-
-
-@dataclass
-class Host:
-    host: str
-    lang: str
-    topic: str
-    tld: str
-    site_type: str                   # regular | forum
-    effect: float                    # latent host quality (host effect)
-    popularity: float
-    url_style: str
-    charset: str
-    name: str
-    pages: list[Page] = field(default_factory=list)
-    extras: list[dict] = field(default_factory=list)     # non-HTML / non-200 fetches
-    in_graph: bool = True
-
-    @property
-    def base(self) -> str:
-        return f"https://{self.host}"
-
-
-@dataclass
 class Web:
     hosts: list[Host]
     graph_only: list[str]
 
     def host_edges(self) -> set[tuple[str, str]]:
         """Host-level links (graph form, www dropped) found in the crawled pages."""
-        from crawlplan.hosts import host_of
-
         edges = set()
         for h in self.hosts:
             src = rev_host(h.host)
@@ -165,7 +126,8 @@ def build_web(hosts: int = 300, seed: int = 0) -> Web:
 
 
 def _icc_scale(web: Web) -> float:
-    """Scale s of the host effects such that ICC1(s * effect + noise) == ICC1 exactly."""
+    """Scale s of the host effects such that ICC1(s * effect + noise) == ICC1 exactly: the
+    estimator of ``crawlplan.stats.reference.icc1_from_sums`` solved for the between-host mean square."""
     effects, noise_means, n, within = [], [], [], []
     for h in web.hosts:
         q = np.array([p.quality for p in h.pages])
@@ -177,7 +139,7 @@ def _icc_scale(web: Web) -> float:
     b, m, n = np.array(effects), np.array(noise_means), np.array(n, dtype=float)
     k, total = len(n), n.sum()
     msw = sum(within) / (total - k)
-    n0 = (total - (n ** 2).sum() / total) / (k - 1)
+    n0 = anova_n0(k, total, (n ** 2).sum())
     # MSB(s) * (k - 1) = sum n (s * (b - bw) + (m - mw))^2 with n-weighted means bw, mw.
     bc = b - (n * b).sum() / total
     mc = m - (n * m).sum() / total
@@ -228,7 +190,6 @@ def _build_web(hosts: int, seed: int, effect_scale: float) -> Web:
     for i, h in enumerate(out):
         trng = random.Random(f"crawlplan-demo-text:{seed}:{h.host}")
         if h.site_type == "forum":
-            from crawlplan.demo.forum import build_forum
             build_forum(h, rng, trng, nrng, within_sd)
         else:
             _build_regular(h, int(sizes[i]), rng, trng, nrng, within_sd)
@@ -357,19 +318,3 @@ def _add_extras(hosts: list[Host], rng: random.Random) -> None:
             h.extras.append({"kind": "pdf", "path": f"/files/{_word(rng, 3)}.pdf", "status": 200})
         if rng.random() < 0.015:
             h.extras.append({"kind": "server_error", "path": "/search", "status": 500})
-
-
-def bfs_order(pages: list[Page]) -> list[Page]:
-    """Pages in BFS order over intra-site links from the first page; unreachable ones dropped."""
-    by_path = {p.path: p for p in pages}
-    seen = {pages[0].path}
-    queue = deque([pages[0]])
-    ordered = []
-    while queue:
-        page = queue.popleft()
-        ordered.append(page)
-        for link in page.links:
-            if link in by_path and link not in seen:
-                seen.add(link)
-                queue.append(by_path[link])
-    return ordered

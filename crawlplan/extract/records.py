@@ -7,15 +7,17 @@ Accounting invariant: every response record read yields exactly one document or 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from importlib.util import find_spec
 
 from crawlplan import hosts
+from crawlplan.conf import number_setting
 from crawlplan.extract.decode import decode_html
-from crawlplan.extract.language import detect_language
-from crawlplan.extract.text import ExtractionTimeout, extract_text, trafilatura_options
+from crawlplan.extract.language import LANGUAGE_IDS, detect_language
+from crawlplan.extract.text import EXTRACTORS, ExtractionTimeout, extract_text, trafilatura_options
+from crawlplan.warc.ranges import RecordRange, iter_ranges
 from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records
 from crawlplan.warc.remote import RetryPolicy
 
@@ -50,11 +52,6 @@ class ExtractSettings:
     def validate(self, check_packages: bool = True) -> None:
         """Fail on the driver, before any task starts: a typo here would otherwise reach every
         record of every file (each one rejected, or the file's task aborted)."""
-        from importlib.util import find_spec
-
-        from crawlplan.extract.language import LANGUAGE_IDS
-        from crawlplan.extract.text import EXTRACTORS
-
         for key, value, allowed in (("reader", self.reader, ("warcio", "fastwarc")),
                                     ("extractor", self.extractor, tuple(EXTRACTORS)),
                                     ("language_id", self.language_id, LANGUAGE_IDS)):
@@ -73,20 +70,6 @@ class ExtractSettings:
 
     def extractor_options(self) -> dict:
         return self.trafilatura if self.extractor == "trafilatura" else {}
-
-
-def number_setting(name: str, value, integer: bool):
-    """A count or a limit from YAML or --set: ``1e7`` arrives as a string, ``1000.0`` as a float;
-    both are fine where they mean a whole number, and readers get a real int."""
-    try:
-        number = float(value) if isinstance(value, str) else value
-    except ValueError:
-        number = None
-    if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 <= number < math.inf \
-            or (integer and float(number) != int(number)):
-        kind = "a whole number" if integer else "a number"
-        raise ValueError(f"{name} must be {kind} >= 0, got {value!r}")
-    return int(number) if integer else float(number)
 
 
 def _is_html_candidate(rec: RawRecord) -> bool:
@@ -231,8 +214,6 @@ def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings
 
 def _range_records(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int,
                    outcome: FileOutcome) -> Iterator[dict]:
-    from crawlplan.warc.ranges import RecordRange, iter_ranges
-
     wanted = [RecordRange(int(r["offset"]), int(r["length"]), r.get("url")) for r in ranges]
     seen_ids: set[str] = set()
     for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, max_payload_bytes=settings.max_payload_bytes,

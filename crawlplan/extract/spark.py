@@ -7,6 +7,9 @@ persisted once, so the WARC files are read exactly once for all three outputs.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import math
 from collections.abc import Iterator
 
@@ -17,7 +20,9 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
+from crawlplan import storage
 from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
+from crawlplan.warc.listing import resolve_entry
 
 _WIDE_COLUMNS = [
     ("kind", T.StringType()), ("warc_file", T.StringType()), ("offset", T.LongType()),
@@ -69,8 +74,6 @@ def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSetting
 
 
 def _extract_ranges_partition(settings: ExtractSettings, base: str, index_root: str, max_gap: int):
-    from crawlplan.warc.listing import resolve_entry
-
     def rows(batches: Iterator[pa.RecordBatch]) -> Iterator[dict]:
         for batch in batches:
             for name, ranges in zip(batch.column("warc_filename").to_pylist(), batch.column("ranges").to_pylist()):
@@ -102,12 +105,6 @@ def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: Extra
     (the runner's fingerprint, which names ``work_dir``, covers them too). Returns the
     wide frame read back from all waves, the number of waves and how many were already done.
     """
-    import dataclasses
-    import hashlib
-    import json
-
-    from crawlplan.dag import storage
-
     waves = [paths[i:i + wave_files] for i in range(0, len(paths), wave_files)]
     folders, resumed = [], 0
     recipe = json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str)

@@ -64,6 +64,7 @@ def trafilatura_options(conf_section: dict | None) -> dict:
 
 
 def extract_trafilatura(html: str, options: dict) -> str:
+    # trafilatura: heavy (lxml, dateparser), loaded on the worker for extractor: trafilatura
     import trafilatura
 
     return trafilatura.extract(html, output_format="txt", **options) or ""
@@ -90,6 +91,7 @@ def nesting_depth(html: str, limit: int = MAX_NESTING_DEPTH) -> int:
 
 
 def extract_resiliparse(html: str, options: dict | None = None) -> str:
+    # resiliparse: native extension, loaded on the worker for extractor: resiliparse
     from resiliparse.extract.html2text import extract_plain_text
     from resiliparse.parse.html import HTMLTree
 

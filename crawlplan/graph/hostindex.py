@@ -31,7 +31,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from crawlplan.dag import storage
+from crawlplan import storage
 from crawlplan.graph import www
 from crawlplan.graph.keys import normalize_surt_host, surt_to_rev
 from crawlplan.hosts import WWW_KEPT, WWW_STRIPPED

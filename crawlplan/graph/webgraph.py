@@ -31,7 +31,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from crawlplan.dag import storage
+from crawlplan import storage
 from crawlplan.graph import www
 from crawlplan.graph.keys import clean_rev_host, rev_host_from_graph, rev_to_host, rev_to_surt
 

@@ -10,43 +10,28 @@ once per Python worker process; see docs/classify.md for memory sizing with real
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from crawlplan.classify.demo_models import DEMO_WARNING
-from crawlplan.classify.fasttext_model import ENGINES
-from crawlplan.classify.models import demo_marker, model_dir, model_path
-from crawlplan.classify.prepare import demo_allowed, prepare_models
+from crawlplan import storage
+from crawlplan.classify.models import DEMO_WARNING, demo_marker, is_remote, local, model_dir, model_path
+from crawlplan.classify.prepare import ClassifySettings, demo_allowed, prepare_models, worker_reuse_note
 from crawlplan.classify.registry import SCORE_COLUMNS, load_registry, select
 from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN
 from crawlplan.classify.spark_scoring import choose_distribution, score_documents, ship
-from crawlplan.dag import storage
-from crawlplan.schemas import load_schema
+from crawlplan.demo.models import train_demo
+from crawlplan.schemas import conform, load_schema
 
 # Carried through the Python worker: what scores and classify_rejects need besides the scores.
 _KEEP = ["record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
          "language", "text_length", "warc_file", "offset"]
 
 
-def _select_schema(df: DataFrame, dataset: str) -> DataFrame:
-    schema = load_schema(dataset)
-    cols = []
-    for col in schema.columns:
-        if col.name in df.columns:
-            cols.append(F.col(col.name).cast(col.type).alias(col.name))
-        else:
-            cols.append(F.lit(None).cast(col.type).alias(col.name))
-    return df.select(*cols)
-
-
 def fingerprint(params: dict, conf: dict) -> list:
     """Model files are inputs too: pulling a real model after a demo run re-scores."""
-    from pathlib import Path
-
-    from crawlplan.classify.models import is_remote, local
-
     out = []
     for spec in select(load_registry(conf), params.get("models") or []):
         path = model_path(spec, conf)
@@ -66,36 +51,34 @@ def fingerprint(params: dict, conf: dict) -> list:
 
 
 def run(ctx) -> dict[str, DataFrame]:
-    params = ctx.params
+    settings = ClassifySettings.from_params(ctx.params)
     spark = ctx.spark
     master = spark.sparkContext.master
-    specs = select(load_registry(ctx.conf), params.get("models") or [])
+    specs = select(load_registry(ctx.conf), list(settings.models))
     refs, demo = prepare_models(
-        specs, ctx.conf, allow_demo=demo_allowed(params.get("demo_models_when_missing", "auto"), master),
-        remote_exists=lambda p: storage.exists(spark, p), echo=print,
+        specs, ctx.conf, remote_exists=lambda p: storage.exists(spark, p), echo=print,
+        demo_trainer=train_demo if demo_allowed(settings.demo_models_when_missing, master) else None,
     )
     if demo:
         print("!" * 78 + f"\n!! classify: {DEMO_WARNING.upper()} ({len(demo)} of {len(refs)} classifiers are "
               f"demo models)\n" + "!" * 78)
         ctx.note(f"{DEMO_WARNING.upper()}: {', '.join(demo)} are demo models trained on generated text "
                  f"(run `crawlplan models pull` for the real ones)")
-    if str(spark.conf.get("spark.python.worker.reuse", "true")).lower() == "false":
-        ctx.note("spark.python.worker.reuse is false: every task reloads every model; set it to true")
-    engine = str(params.get("engine", "projected"))
-    if engine not in ENGINES:
-        raise ValueError(f"classify.engine is '{engine}'; expected one of {', '.join(ENGINES)}")
-    refs = [replace(r, engine=engine) for r in refs]
-    mode = choose_distribution(str(params.get("distribute", "auto")), refs, master)
+    note = worker_reuse_note(spark)
+    if note:
+        ctx.note(note)
+    refs = [replace(r, engine=settings.engine) for r in refs]
+    mode = choose_distribution(settings.distribute, refs, master)
     if mode == "addfile":
         refs = ship(spark, refs, model_dir(ctx.conf))
 
-    batch = int(params.get("batch_size", 2000))
+    batch = settings.batch_size
     key = "spark.sql.execution.arrow.maxRecordsPerBatch"
     previous = spark.conf.get(key, None)
     spark.conf.set(key, str(batch))
     try:
         docs = ctx.read("documents")
-        scored = score_documents(docs, refs, max_chars=int(params.get("max_chars", 100000)), keep=_KEEP)
+        scored = score_documents(docs, refs, max_chars=settings.max_chars, keep=_KEEP)
         scored = scored.persist(StorageLevel.MEMORY_AND_DISK)
         # One pass (one Spark job) computes the scores (cached) and every counter, grouped by reject
         # reason (null = scored); the writes reuse the cache.
@@ -123,8 +106,8 @@ def run(ctx) -> dict[str, DataFrame]:
     if not_run:
         ctx.note(f"classifiers not run (null columns): {', '.join(not_run)}")
 
-    scores = _select_schema(scored.where(F.col(REJECT_COLUMN).isNull()), "scores")
-    rejects = _select_schema(
+    scores = conform(scored.where(F.col(REJECT_COLUMN).isNull()), "scores")
+    rejects = conform(
         scored.where(F.col(REJECT_COLUMN).isNotNull())
         .withColumn("stage", F.lit("classify"))
         .withColumnRenamed(REJECT_COLUMN, "reason")
@@ -146,4 +129,4 @@ def _extra(spark, scored: DataFrame, refs) -> DataFrame:
     out = parts[0]
     for part in parts[1:]:
         out = out.unionByName(part)
-    return _select_schema(out, "scores_extra")
+    return conform(out, "scores_extra")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
 
+from crawlplan import storage
 from crawlplan.ccindex.sample import (
     SampleSettings,
     extract_mode,
@@ -22,8 +23,7 @@ from crawlplan.ccindex.sample import (
     read_cc_index,
     select_sample,
 )
-from crawlplan.conf import get
-from crawlplan.dag import storage
+from crawlplan.conf import get, number_setting, section
 from crawlplan.dag.context import InputError
 from crawlplan.extract.failed_files import (
     TooManyFailedFiles,
@@ -32,7 +32,7 @@ from crawlplan.extract.failed_files import (
     stage_and_merge,
     summarize,
 )
-from crawlplan.extract.records import ExtractSettings, number_setting
+from crawlplan.extract.records import ExtractSettings
 from crawlplan.extract.spark import extract_sampled_wide, extract_wide, extract_wide_in_waves, split_outputs
 from crawlplan.warc.listing import resolve_inputs
 
@@ -42,9 +42,9 @@ OUTPUTS = ("documents", "rejects", "warc_files")
 def run(ctx):
     local = ctx.spark.sparkContext.master.startswith("local")
     settings = ExtractSettings.from_params(ctx.params, check_packages=local, remote=get(ctx.conf, "remote", {}))
-    base = str(ctx.conf.get("inputs", {}).get("warc_base") or "")
-    per_task = int(ctx.params.get("files_per_partition", 1))
-    allowed_failures(ctx.params.get("max_failed_files", "1%"), 1)      # a typo fails now, not after the reading
+    base = str(section(ctx.conf, "inputs")["warc_base"])
+    per_task = number_setting("extract.files_per_partition", ctx.params["files_per_partition"], integer=True)
+    allowed_failures(ctx.params["max_failed_files"], 1)      # a typo fails now, not after the reading
     mode = extract_mode(ctx.params)
     sample = SampleSettings.from_params(ctx.params.get("sample"))
     if mode == "sampled":
@@ -71,7 +71,7 @@ def extract_all(ctx, settings: ExtractSettings, base: str, per_task: int):
     if not paths:
         raise ValueError("extract: the input names no WARC files")
     ctx.count("warc_files_listed", len(paths))
-    wave_files = number_setting("extract.checkpoint_files", ctx.params.get("checkpoint_files", 0), integer=True)
+    wave_files = number_setting("extract.checkpoint_files", ctx.params["checkpoint_files"], integer=True)
     if not wave_files or len(paths) <= wave_files:
         return split_outputs(extract_wide(ctx.spark, paths, settings, per_task))
     wide, waves, resumed = extract_wide_in_waves(ctx.spark, paths, settings, wave_files=wave_files,
@@ -109,7 +109,7 @@ def within_limit(ctx, outputs: dict, base: str) -> dict:
     losses = summarize(outputs["warc_files"])
     if losses.failed:
         ctx.count("warc_files_failed", losses.failed)
-    note, failure = check_losses(losses, ctx.params.get("max_failed_files", "1%"), base)
+    note, failure = check_losses(losses, ctx.params["max_failed_files"], base)
     if note:
         ctx.note(note)
     if failure:

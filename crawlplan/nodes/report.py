@@ -8,11 +8,11 @@ Markers are read from the output folder and from every ``--input`` folder, so th
 
 from __future__ import annotations
 
-from crawlplan.dag import storage
+from crawlplan import storage
 from crawlplan.dag.context import InputError
 from crawlplan.paths import resource_dir
 from crawlplan.report.build import build_html, demo_notes
-from crawlplan.report.collect import collect, read_markers
+from crawlplan.report.collect import ReportSettings, collect, run_markers
 
 
 def _reader(ctx):
@@ -28,21 +28,12 @@ def _reader(ctx):
     return read
 
 
-def run_markers(ctx) -> list[dict]:
-    by_node: dict[str, dict] = {}
-    for root in reversed(ctx.search_roots):  # the output folder (first root) wins
-        for marker in read_markers(ctx.spark, root):
-            if marker.get("node") and marker.get("node") != ctx.node:
-                by_node[str(marker["node"])] = marker
-    return sorted(by_node.values(), key=lambda m: str(m.get("finished_at", "")))
-
-
 def run(ctx) -> dict:
-    p = ctx.params
-    frames, problems = collect(_reader(ctx), max_rows=int(p.get("max_rows", 20000)),
-                               grid_bins=int(p.get("grid_bins", 40)), max_sites=int(p.get("max_sites", 500)))
-    markers = run_markers(ctx)
-    html, stats = build_html(frames, markers, ctx.conf, title=str(p.get("title") or "crawlplan run report"),
+    settings = ReportSettings.from_params(ctx.params)
+    frames, problems = collect(_reader(ctx), max_rows=settings.max_rows, grid_bins=settings.grid_bins,
+                               max_sites=settings.max_sites)
+    markers = run_markers(ctx.spark, ctx.search_roots, ctx.node)
+    html, stats = build_html(frames, markers, ctx.conf, title=settings.title,
                              out_dir=ctx.out_dir, problems=problems)
     folder = ctx.files_output("report")
     storage.write_text(ctx.spark, storage.join(folder, "index.html"), html)

@@ -16,7 +16,7 @@ import re
 from crawlplan import __version__
 from crawlplan.conf import get
 from crawlplan.dag.pipeline import Pipeline
-from crawlplan.ops import submit as S
+from crawlplan.ops import submit
 
 TEMPLATE = '''"""Airflow DAG for the crawlplan pipeline '{pipeline}' ({description}).
 
@@ -58,17 +58,17 @@ with DAG(
 '''
 
 
-def operator_kwargs(spec: S.SubmitSpec, pipeline: Pipeline, name: str) -> dict:
+def operator_kwargs(spec: submit.SubmitSpec, pipeline: Pipeline, name: str) -> dict:
     node = pipeline.nodes[name]
     kw: dict = {
-        "application": S.job_file(spec, node),
-        "application_args": S.application_args(spec, pipeline, node),
+        "application": submit.job_file(spec, node),
+        "application_args": submit.application_args(spec, pipeline, node),
         "name": f"crawlplan-{pipeline.name}-{name}",
     }
-    optional = {"py_files": spec.wheel, "archives": S.archives(spec), "files": S.files(spec),
+    optional = {"py_files": spec.wheel, "archives": submit.archives(spec), "files": submit.files(spec),
                 "deploy_mode": spec.deploy_mode, "executor_memory": spec.executor_memory,
                 "driver_memory": spec.driver_memory, "executor_cores": spec.executor_cores or None,
-                "num_executors": spec.num_executors or None, "conf": S.spark_conf(spec) or None}
+                "num_executors": spec.num_executors or None, "conf": submit.spark_conf(spec) or None}
     kw.update({k: v for k, v in optional.items() if v})
     return kw
 
@@ -81,7 +81,7 @@ def _literal(value) -> str:
 
 
 def render_dag(pipeline: Pipeline, conf: dict, *, conf_file: str = "") -> str:
-    spec = S.SubmitSpec.from_conf(conf, conf_file)
+    spec = submit.SubmitSpec.from_conf(conf, conf_file)
     ops = get(conf, "ops", {}) or {}
     order = pipeline.order()
     nodes = {n: operator_kwargs(spec, pipeline, n) for n in order}

@@ -8,6 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+from crawlplan.conf import load_conf
+from crawlplan.dag.pipeline import load_pipeline
+from crawlplan.dag.runner import check_inputs
+from crawlplan.ops import submit
+from crawlplan.ops.airflow import render_dag
+from crawlplan.ops.docs import render_datasets
+from crawlplan.ops.package import describe_usage, package
+from crawlplan.paths import project_home
+from crawlplan.report.browser import check_in_browser, problems
+from crawlplan.security import redact_args
+
 
 def _conf_args(p) -> None:
     p.add_argument("pipeline", nargs="?", default="main", help="pipeline name or YAML file (default main)")
@@ -51,15 +62,10 @@ def register(subparsers) -> None:
 
 
 def _load(args):
-    from crawlplan.conf import load_conf
-    from crawlplan.dag.pipeline import load_pipeline
-
     return load_pipeline(args.pipeline), load_conf(args.profile, args.conf, args.overrides)
 
 
 def cmd_airflow(args) -> int:
-    from crawlplan.ops.airflow import render_dag
-
     pipeline, conf = _load(args)
     text = render_dag(pipeline, conf, conf_file=args.conf or "")
     out = Path(args.out or f"dags/crawlplan_{pipeline.name}.py")
@@ -70,31 +76,26 @@ def cmd_airflow(args) -> int:
 
 
 def cmd_submit(args) -> int:
-    from crawlplan.ops import submit as S
-    from crawlplan.security import redact_args
-
     pipeline, conf = _load(args)
-    spec = S.SubmitSpec.from_conf(conf, args.conf or "")
-    S.check(spec)
-    spec.spark_submit = S.spark_submit_binary(spec.spark_submit)
+    spec = submit.SubmitSpec.from_conf(conf, args.conf or "")
+    submit.check(spec)
+    spec.spark_submit = submit.spark_submit_binary(spec.spark_submit)
     spec.force = args.force
-    cmds = S.commands(spec, pipeline)
+    cmds = submit.commands(spec, pipeline)
     if args.only:
         unknown = set(args.only) - set(pipeline.nodes)
         if unknown:
             raise KeyError(f"unknown node '{sorted(unknown)[0]}'; nodes: {', '.join(pipeline.order())}")
         cmds = [(n, c) for n, c in cmds if n in args.only]
-    env = S.driver_defaults(spec, environ={})
+    env = submit.driver_defaults(spec, environ={})
     if not args.run:
-        print(S.render(cmds, env), end="")
+        print(submit.render(cmds, env), end="")
         return 0
-    from crawlplan.conf import load_conf
-    from crawlplan.dag.runner import check_inputs
 
     # before the first cluster job, not after; against the conf the jobs get (--conf and the
     # submit profile: --set values are not passed on to them)
     check_inputs(pipeline, [n for n, _ in cmds], load_conf(spec.profile, args.conf), verb="submit")
-    env = {**os.environ, **S.driver_defaults(spec)}
+    env = {**os.environ, **submit.driver_defaults(spec)}
     for i, (name, cmd) in enumerate(cmds, 1):
         print(f"[{i}/{len(cmds)}] {name}: {' '.join(redact_args(cmd))}", flush=True)  # logs keep no secrets
         rc = subprocess.call(cmd, env=env)
@@ -107,9 +108,6 @@ def cmd_submit(args) -> int:
 
 
 def cmd_package(args) -> int:
-    from crawlplan.ops.package import describe_usage, package
-    from crawlplan.paths import project_home
-
     repo = project_home()
     if not (repo / "pyproject.toml").is_file():
         raise FileNotFoundError(f"crawlplan package runs from a source checkout; {repo} has no pyproject.toml")
@@ -119,9 +117,6 @@ def cmd_package(args) -> int:
 
 
 def cmd_docs_datasets(args) -> int:
-    from crawlplan.dag.pipeline import load_pipeline
-    from crawlplan.ops.docs import render_datasets
-
     text = render_datasets(load_pipeline(args.pipeline))
     out = Path(args.out)
     if args.check:
@@ -138,8 +133,6 @@ def cmd_docs_datasets(args) -> int:
 
 
 def cmd_report_check(args) -> int:
-    from crawlplan.report.browser import check_in_browser, problems
-
     if not Path(args.html).is_file():
         raise FileNotFoundError(f"no report at {args.html}: run `crawlplan run` (node report) first")
     result = check_in_browser(args.html)

@@ -160,7 +160,3 @@ def describe_usage(paths: dict[str, Path]) -> str:
     return "\n".join(lines)
 
 
-def zip_listing(path: Path) -> list[str]:
-    with zipfile.ZipFile(path) as zf:
-        return zf.namelist()
-

@@ -11,48 +11,41 @@ import os
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from crawlplan import __version__
-from crawlplan.conf import get
+from crawlplan.conf import section, settings_from
 from crawlplan.dag.pipeline import Node, Pipeline
 
 
 @dataclass
 class SubmitSpec:
-    """Everything about one node's spark-submit that is not the node itself."""
-    master: str = "yarn"
-    deploy_mode: str = "cluster"
-    spark_submit: str = "spark-submit"
-    code_uri: str = "jobs"          # folder holding jobs/<node>.py as the cluster sees it
-    wheel: str = ""                 # --py-files
-    env_archive: str = ""           # --archives <archive>#environment
-    out_dir: str = "out"
-    conf_file: str = ""             # the user's crawlplan conf, shipped with --files in cluster mode
-    profile: str = "cluster"
-    executor_memory: str = ""
-    driver_memory: str = ""
-    executor_cores: int = 0
-    num_executors: int = 0
-    spark_conf: dict = field(default_factory=dict)
-    force: bool = False             # --force to every job: redo nodes whose markers are current
+    """Everything about one node's spark-submit that is not the node itself: conf section ``ops``
+    (values and meaning: conf/defaults.yaml), with what an empty value stands for filled in."""
+    master: str
+    deploy_mode: str
+    spark_submit: str
+    code_uri: str              # folder holding jobs/<node>.py as the cluster sees it
+    wheel: str                 # --py-files
+    env_archive: str           # --archives <archive>#environment
+    out_dir: str
+    profile: str
+    executor_memory: str
+    driver_memory: str
+    executor_cores: int
+    num_executors: int
+    spark_conf: dict
+    conf_file: str = ""        # not a conf key: the user's crawlplan conf, shipped with --files in cluster mode
+    force: bool = False        # not a conf key: --force to every job (redo nodes whose markers are current)
 
     @classmethod
     def from_conf(cls, conf: dict, conf_file: str = "") -> SubmitSpec:
-        ops = get(conf, "ops", {}) or {}
-        wheel = ops.get("wheel") or f"dist/crawlplan-{__version__}-py3-none-any.zip"
-        return cls(master=str(ops.get("master") or "yarn"), deploy_mode=str(ops.get("deploy_mode") or "cluster"),
-                   spark_submit=str(ops.get("spark_submit") or "spark-submit"),
-                   code_uri=str(ops.get("code_uri") or "jobs"), wheel=str(wheel),
-                   env_archive=str(ops.get("env_archive") or ""),
-                   out_dir=str(ops.get("out_dir") or get(conf, "run.out_dir", "out")),
-                   conf_file=conf_file, profile=str(ops.get("profile") or "cluster"),
-                   executor_memory=str(ops.get("executor_memory") or ""),
-                   driver_memory=str(ops.get("driver_memory") or ""),
-                   executor_cores=int(ops.get("executor_cores") or 0),
-                   num_executors=int(ops.get("num_executors") or 0),
-                   spark_conf={str(k): str(v) for k, v in (ops.get("spark_conf") or {}).items()})
+        ops = section(conf, "ops")
+        derived = {"wheel": ops["wheel"] or f"dist/crawlplan-{__version__}-py3-none-any.zip",
+                   "out_dir": ops["out_dir"] or section(conf, "run")["out_dir"], "conf_file": conf_file,
+                   "spark_conf": {str(k): str(v) for k, v in (ops["spark_conf"] or {}).items()}}
+        return settings_from(cls, ops, "ops", **derived)
 
 
 def check(spec: SubmitSpec) -> None:
@@ -69,6 +62,7 @@ def spark_submit_binary(configured: str) -> str:
     if "/" in configured or shutil.which(configured):
         return configured
     try:
+        # pyspark: heavy (starts nothing, but pulls py4j); needed only to find its bundled spark-submit
         import pyspark
 
         bundled = os.path.join(os.path.dirname(pyspark.__file__), "bin", configured)

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crawlplan.policies.population import Population, icc1_binary, page_orders
+from crawlplan.policies.population import Population, page_orders
+from crawlplan.stats.reference import icc1_from_counts
 
 TAUS = (0.06, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 _SIZE_EDGES = np.array([3, 4, 5, 6, 8, 11, 16, 25, 40, 70, 130, 300, 1000])
@@ -57,10 +58,13 @@ def beta_prior(s: np.ndarray, k: np.ndarray, group: np.ndarray, n_groups: int, i
     s = np.asarray(s, dtype=np.float64)
     k = np.asarray(k, dtype=np.float64)
     mean = float(np.clip(s.sum() / max(k.sum(), 1.0), 1e-4, 1 - 1e-4))
-    try:
-        icc = icc1_binary(k, s)
-    except ValueError:
-        icc = 0.5
+    flags_icc = icc1_from_counts(k, s)
+    if flags_icc.hosts < 2 or flags_icc.documents <= flags_icc.hosts:
+        icc = 0.5                    # too few hosts or pages to estimate: a weak prior
+    elif flags_icc.icc1 != flags_icc.icc1:
+        icc = 0.0                    # no variance at all (every flag alike): no host effect to see
+    else:
+        icc = flags_icc.icc1
     icc = float(min(max(icc, icc_floor), 0.95))
     s_g = np.bincount(group, weights=s, minlength=n_groups)
     k_g = np.bincount(group, weights=k, minlength=n_groups)

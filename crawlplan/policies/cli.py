@@ -8,6 +8,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from crawlplan.conf import load_conf, section
+from crawlplan.policies import export
+from crawlplan.policies.population import CalibratedParams, calibrated_population
+from crawlplan.policies.simulate import label_tables, run_sweep, summarize, sweep_config
+from crawlplan.report import figures_hosts
+from crawlplan.report.render import save_png
+
 COMPARED = ("uniform", "hc_depth", "sample_then_deepen", "eb_adaptive")
 
 
@@ -17,7 +24,7 @@ def register(subparsers) -> None:
     b = ex_sub.add_parser("budgets", help="write the budgets dataset as a table (csv | parquet | jsonl) or as the "
                                           "native files of a crawler (heritrix | cc-nutch | nutch | urlfrontier)")
     b.add_argument("--input", default="out/budgets", help="budgets dataset folder (default out/budgets)")
-    b.add_argument("--format", required=True, choices=[*export_formats(), "all"],
+    b.add_argument("--format", required=True, choices=[*export.FORMATS, "all"],
                    help="csv | parquet | jsonl: one file; heritrix | cc-nutch | nutch | urlfrontier: a folder; "
                         "all: every format into --out")
     b.add_argument("--out", required=True, help="output file (tables) or folder (crawler formats, all)")
@@ -62,15 +69,7 @@ def register(subparsers) -> None:
     c.set_defaults(func=cmd_simulate_calibrated)
 
 
-def export_formats() -> tuple[str, ...]:
-    from crawlplan.policies.export import FORMATS
-
-    return FORMATS
-
-
 def cmd_export_budgets(args) -> int:
-    from crawlplan.policies import export
-
     settings = export.ExportSettings(scheme=args.scheme, segments=args.segments, fetch_interval=args.fetch_interval,
                                      precedence_levels=args.precedence_levels, partition_pages=args.partition_pages,
                                      crawl_id=args.crawl_id, hostdb=args.hostdb)
@@ -123,19 +122,11 @@ def markdown(df: pd.DataFrame) -> str:
 
 
 def cmd_simulate_calibrated(args) -> int:
-    from crawlplan.conf import get, load_conf
-    from crawlplan.policies import figures
-    from crawlplan.policies.population import CalibratedParams, calibrated_population
-    from crawlplan.policies.sweep import SweepConfig, run_sweep, summarize
-
     conf = load_conf("local")
-    p = get(conf, "policies.simulate", {})
+    p = section(conf, "policies.simulate")
     budgets = tuple(float(x) for x in args.budgets.split(",")) if args.budgets else tuple(p["budgets"])
-    cfg = SweepConfig(budgets=budgets, seeds=tuple(range(args.seeds)), k=int(p["k"]),
-                      sample_shares=tuple(p["sample_shares"]), reliability_ks=tuple(range(1, p["reliability_k_max"] + 1)),
-                      min_remaining=int(p["min_remaining"]), random_repeats=int(p["random_repeats"]),
-                      pilot_hosts=int(p["pilot_hosts"]),
-                      adaptive_groups=args.groups, adaptive_sizes=not args.no_sizes)
+    cfg = sweep_config(p, budgets=budgets, seeds=tuple(range(args.seeds)), adaptive_groups=args.groups,
+                       adaptive_sizes=not args.no_sizes)
     params = CalibratedParams(hosts=args.hosts, group_effect=args.group_effect)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -163,13 +154,11 @@ def cmd_simulate_calibrated(args) -> int:
     (out / "timing.json").write_text(json.dumps({"seconds_total": round(total, 2), "seconds_generate": round(gen_s[0], 2),
                                                  "seconds_simulate": round(total - gen_s[0], 2),
                                                  "seeds": args.seeds, "hosts": args.hosts}, indent=2))
-    title = f"calibrated population: {args.hosts:,} hosts generated, {args.seeds} seeds"
-    if args.min_pages > 3:
-        title += f", hosts with >= {args.min_pages} pages"
-    if not args.no_figures:
-        figures.depth_figure(tables["depth_sim"], out / "depth.png", title)
-        figures.ordering_figure(tables["ordering_sim"], out / "ordering.png", title)
-        figures.reliability_figure(tables["sample_reliability"], out / "reliability.png", title)
+    if not args.no_figures:   # the report's figures (Figures 4, 5 and 9), one set for both
+        frames = label_tables(tables, "calibrated", str(p["classifier"]), float(p["threshold"]), cfg)
+        save_png(figures_hosts.fig_depth_policies(frames), out / "depth.png")
+        save_png(figures_hosts.fig_yield_budgets(frames), out / "ordering.png")
+        save_png(figures_hosts.fig_sample_reliability(frames), out / "reliability.png")
     print(markdown(table))
     print(f"sweep: {total:.1f}s ({gen_s[0]:.1f}s generating populations); tables and figures in {out}/")
     return 0

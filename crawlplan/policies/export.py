@@ -26,7 +26,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from crawlplan.hosts import rev_to_host, surt_host, surt_to_rev
-from crawlplan.policies.allocator import BUDGET_COLUMNS
+from crawlplan.policies.allocate import BUDGET_COLUMNS
+from crawlplan.source.plans import cluster_url_patterns, load_host_plans
 
 TABLE_FORMATS = ("csv", "parquet", "jsonl")
 CRAWLER_FORMATS = ("heritrix", "cc-nutch", "nutch", "urlfrontier")
@@ -121,8 +122,6 @@ def read_budgets_with_plans(budgets: str | Path, *, plans: str | None = None, pa
     plans_path = _beside(plans, budgets, "host_plans")
     if plans_path is None:
         return df, used
-    from crawlplan.source.plans import cluster_url_patterns, load_host_plans
-
     used["host_plans"] = plans_path
     patterns = navigation = None
     clusters_path = _beside(page_clusters, budgets, "page_clusters")
@@ -258,7 +257,7 @@ def write(df: pd.DataFrame, fmt: str, out: str | Path, scheme: str = "https",
     out = Path(out)
     df = canonical(df)
     if fmt in CRAWLER_FORMATS:
-        from crawlplan.policies.exports import render
+        from crawlplan.policies.exports import render  # the crawler formats import this module back
 
         if (out.exists() and not out.is_dir()) or (not out.exists() and out.suffix in _FILE_SUFFIXES):
             raise ValueError(f"--format {fmt} writes a folder of files; {out} is (or names) a file")

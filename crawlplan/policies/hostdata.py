@@ -11,14 +11,34 @@ the real pages would be (``population.page_orders``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.window import Window
 
+from crawlplan.conf import settings_from
 from crawlplan.hosts import tld_category
 from crawlplan.policies.population import Population, from_host_table
+from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE, primary_language
+
+
+@dataclass(frozen=True)
+class HostTableSettings:
+    """The keys of ``policies.simulate`` and ``policies.allocate`` that build the host table."""
+    classifier: str
+    threshold: float
+    min_pages: int
+    host_index_crawl: str
+    cc_budget_column: str
+    known_column: str
+    fetched_column: str
+
+    @classmethod
+    def from_params(cls, params: dict, where: str, **derived) -> HostTableSettings:
+        return settings_from(cls, params, where, **derived)
+
 
 SCORE_COLUMNS = ("dclm", "fineweb_edu", "gneissweb_quality", "gneissweb_sci", "gneissweb_edu", "gneissweb_tech",
                  "gneissweb_med", "nemotron_quality", "nemotron_edu", "nemotron_info")
@@ -29,14 +49,11 @@ def host_counts(scores: DataFrame, classifier: str, threshold: float, min_pages:
 
     Pages without a score for ``classifier`` are left out (the caller counts them); hosts with
     fewer than ``min_pages`` scored pages are dropped, as the paper keeps hosts with >= 3.
-    The primary language is the most frequent one (ties: the smaller code, deterministic)."""
+    The primary language is ``stats.host_stats.primary_language`` over the scored pages."""
     if classifier not in scores.columns:
         raise ValueError(f"classifier '{classifier}' is not a column of scores; known: {', '.join(SCORE_COLUMNS)}")
     scored = scores.where(F.col(classifier).isNotNull())
-    by_lang = Window.partitionBy("surt_host_name").orderBy(F.desc("count"), F.asc("language"))
-    lang = (scored.groupBy("surt_host_name", F.coalesce("language", F.lit("und")).alias("language")).count()
-            .withColumn("rk", F.row_number().over(by_lang))
-            .where(F.col("rk") == 1).select("surt_host_name", "language"))
+    lang = primary_language(scored, "surt_host_name").withColumnRenamed("primary_language", "language")
     agg = scored.groupBy("surt_host_name").agg(
         F.min("rev_host").alias("rev_host"),
         F.min("registered_domain").alias("registered_domain"),
@@ -78,10 +95,14 @@ def with_host_index(hosts: DataFrame, index: DataFrame | None, budget_column: st
     sel = index.select(
         "surt_host_name",
         F.col(budget_column).cast("double").alias("cc_budget"),
-        F.greatest(F.col(known_column) - F.coalesce(F.col(fetched_column), F.lit(0)), F.lit(0)).cast("long")
-        .alias("cap_known"),
+        uncrawled_known(known_column, fetched_column).alias("cap_known"),
     )
     return hosts.join(sel, "surt_host_name", "left")
+
+
+def uncrawled_known(known_column: str, fetched_column: str):
+    """Known minus fetched URLs of a host-index row (never below 0): the most a next crawl can add."""
+    return F.greatest(F.col(known_column) - F.coalesce(F.col(fetched_column), F.lit(0)), F.lit(0)).cast("long")
 
 
 def pick_crawl(index: DataFrame, scores: DataFrame, wanted: str = "") -> str | None:
@@ -109,7 +130,7 @@ def to_pandas_hosts(hosts: DataFrame) -> pd.DataFrame:
 def group_key(language: pd.Series, tld: pd.Series) -> pd.Series:
     """Prior group of a host: primary language x TLD macro-category."""
     cat = tld.fillna("").map(lambda t: tld_category(t) if t else "other")
-    return language.fillna("und").astype(str) + "|" + cat
+    return language.fillna(UNKNOWN_LANGUAGE).astype(str) + "|" + cat
 
 
 def population_from_pandas(pdf: pd.DataFrame) -> Population:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from crawlplan.hosts import tld_category
+from crawlplan.stats import reference
 
 
 @dataclass
@@ -78,47 +79,6 @@ def page_orders(pop: Population, rng: np.random.Generator) -> tuple[np.ndarray, 
     flags = rank_in_host < pop.hq[host_of_page]
     order = np.argsort(host_of_page + rng.random(total), kind="stable")
     return flags[order], offsets
-
-
-def icc1(values: np.ndarray, groups: np.ndarray) -> float:
-    """One-way ANOVA ICC1 for unbalanced groups (n0 adjustment); ``groups`` are codes 0..G-1.
-
-    Used to check the calibrated generator; the statistics stage owns the reported ICC table."""
-    values = np.asarray(values, dtype=np.float64)
-    groups = np.asarray(groups, dtype=np.int64)
-    sizes_all = np.bincount(groups).astype(np.float64)
-    means_all = np.bincount(groups, weights=values) / np.maximum(sizes_all, 1.0)
-    sizes = sizes_all[sizes_all > 0]
-    n_total, g = sizes.sum(), len(sizes)
-    if g < 2 or n_total <= g:
-        raise ValueError("ICC1 needs at least two groups and more values than groups")
-    grand = values.mean()
-    ss_between = float((sizes * (means_all[sizes_all > 0] - grand) ** 2).sum())
-    ss_within = float(((values - means_all[groups]) ** 2).sum())
-    ms_b, ms_w = ss_between / (g - 1), ss_within / (n_total - g)
-    n0 = (n_total - (sizes ** 2).sum() / n_total) / (g - 1)
-    var_b = max((ms_b - ms_w) / n0, 0.0)
-    return var_b / (var_b + ms_w)
-
-
-def icc1_binary(n: np.ndarray, s: np.ndarray) -> float:
-    """ICC1 of 0/1 page flags from per-host counts only (``s`` of ``n`` pages flagged): the same
-    ANOVA estimator as ``icc1`` on the expanded flags, without expanding them."""
-    n = np.asarray(n, dtype=np.float64)
-    s = np.asarray(s, dtype=np.float64)
-    keep = n > 0
-    n, s = n[keep], s[keep]
-    n_total, g = n.sum(), len(n)
-    if g < 2 or n_total <= g:
-        raise ValueError("ICC1 needs at least two groups and more values than groups")
-    grand = s.sum() / n_total
-    ss_between = float((n * (s / n - grand) ** 2).sum())
-    ss_within = float((s - s * s / n).sum())
-    ms_b, ms_w = ss_between / (g - 1), ss_within / (n_total - g)
-    n0 = (n_total - (n ** 2).sum() / n_total) / (g - 1)
-    var_b = max((ms_b - ms_w) / n0, 0.0)
-    total = var_b + ms_w
-    return var_b / total if total > 0 else 0.0
 
 
 # TLDs of the calibrated population: (tld, share of hosts, main language). Shares follow the
@@ -221,7 +181,7 @@ def calibrated_population(params: CalibratedParams = CalibratedParams(), seed: i
     pop = Population(n=n, hq=hq, tld=tld, group=group, log_hc=log_hc, log_pr=log_pr, cc_fetched=cc_fetched,
                      tld_names=all_names, group_names=group_names)
     scores = 1.0 / (1.0 + np.exp(-latent))
-    pop.score_icc1 = icc1(scores, host_of_page)
+    pop.score_icc1 = reference.icc1(scores, host_of_page).icc1
     if with_scores:
         return pop, scores, host_of_page
     return pop

@@ -96,10 +96,6 @@ def policy_order(pop: Population, policy: str, rng: np.random.Generator) -> np.n
     return order_by(np.asarray(key, dtype=np.float64), rng)
 
 
-def ordering_policy(pop: Population, policy: str, budget: float, rng: np.random.Generator) -> Outcome:
-    return order_curve(pop, policy_order(pop, policy, rng), [budget])[0]
-
-
 # ---------------------------------------------------------------- RQ3: crawl depth
 def uniform_breadth(pop: Population, budget: float, rng: np.random.Generator) -> Outcome:
     """The same depth d on every host (fewer where a host has fewer pages); the pages left over
@@ -126,11 +122,6 @@ def uniform_breadth(pop: Population, budget: float, rng: np.random.Generator) ->
         if int(left) < len(pick):
             fetched[pick[int(left)]] += left - int(left)
     return _outcome(pop, fetched, float((fetched * pop.density).sum()))
-
-
-def depth_in_order(pop: Population, key: np.ndarray, budget: float, rng: np.random.Generator) -> Outcome:
-    """Crawl hosts fully in order of ``key`` (HC depth, oracle)."""
-    return order_curve(pop, order_by(np.asarray(key, dtype=np.float64), rng), [budget])[0]
 
 
 def prefix_hq(cumflags: np.ndarray, offsets: np.ndarray, hosts: np.ndarray, m: np.ndarray) -> np.ndarray:

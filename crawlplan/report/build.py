@@ -1,6 +1,6 @@
 """Lay out the report page from reduced frames, the run's markers and its config.
 
-``build_html`` is pure (frames in, HTML out), so tests and ``crawlplan report`` previews run
+``build_html`` is pure (frames in, HTML out), so tests run it
 without Spark. Every figure is drawn inside a guard: a missing dataset shows a dashed box naming
 it, a figure that fails shows a red box with the error, and the rest of the page still renders.
 """
@@ -15,8 +15,7 @@ import pandas as pd
 import yaml
 
 from crawlplan import __version__
-from crawlplan.report import figures_hosts as H
-from crawlplan.report import figures_source as S
+from crawlplan.report import figures_hosts, figures_source
 from crawlplan.report.render import (
     CSS,
     Missing,
@@ -186,7 +185,7 @@ def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "c
 
     page.section("rq1", "RQ1: is quality a host property?")
     page.figure("Figure 1: ICC1 per classifier", "Between-host share of the variance of page scores "
-                "(one-way random-effects ICC1). true_quality, when present, is the demo's planted quality.", H.fig_icc)
+                "(one-way random-effects ICC1). true_quality, when present, is the demo's planted quality.", figures_hosts.fig_icc)
     page.table("ICC1 table (Table 8)", "icc", columns=["classifier", "min_docs", "hosts", "documents", "mean_docs",
                                                         "icc1", "reliability", "correlation_ceiling"],
                sort=["min_docs", "classifier"])
@@ -194,12 +193,12 @@ def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "c
     page.section("rq2", "RQ2: does centrality find quality?")
     page.figure("Figure 2: yield against random at a 10% budget", "Hosts are fetched whole in each policy's "
                 "order; bars are the high-quality yield divided by random ordering's (dashed line = random).",
-                H.fig_yield_at_budget)
+                figures_hosts.fig_yield_at_budget)
     page.figure("Figure 9: yield across budgets", "Mean yield over seeds; the band is the min-max over runs.",
-                H.fig_yield_budgets)
+                figures_hosts.fig_yield_budgets)
     page.figure("Figure 3: correlations by language", "Spearman of log harmonic centrality with each "
                 "classifier's host median, pooled and per primary host language; whiskers are bootstrap CIs.",
-                H.fig_correlations_by_language)
+                figures_hosts.fig_correlations_by_language)
     page.table("Correlations (Tables 4-6)", "correlations", query=lambda d: d[d["stratum_kind"] != "tld_category"]
                if len(d) > 60 else d, columns=["metric", "classifier", "stratum_kind", "stratum", "hosts", "spearman",
                                                "ci_low", "ci_high", "kendall", "weighted_spearman"],
@@ -210,18 +209,18 @@ def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "c
 
     page.section("rq3", "RQ3: how deep to crawl each host?")
     page.figure("Figure 4: k-sample reliability", "Spearman between the quality density of k sampled pages "
-                "and that of the host's remaining pages (band: sd over seeds).", H.fig_sample_reliability)
+                "and that of the host's remaining pages (band: sd over seeds).", figures_hosts.fig_sample_reliability)
     page.figure("Figure 5: depth policies across budgets", "Sampled probe pages are charged to the budget; "
-                "dashed *_free lines are the same policies with the sample known beforehand.", H.fig_depth_policies)
+                "dashed *_free lines are the same policies with the sample known beforehand.", figures_hosts.fig_depth_policies)
     page.table("Depth policies near a 10% budget", "depth_sim", query=_near_budget,
                columns=["population", "policy", "k", "budget_frac", "yield_mean", "vs_uniform", "share_of_oracle",
                         "detail"])
 
     page.section("rq4", "RQ4: does the deployed crawl follow quality?")
     page.figure("Figure 6: coverage against quality density", "Hosts binned by crawl coverage from the host "
-                "index and quality density (log colour scale).", H.fig_coverage_density, preferred)
+                "index and quality density (log colour scale).", figures_hosts.fig_coverage_density, preferred)
     page.figure("Figure 7: where the missed high-quality pages are", "Share of the estimated uncrawled "
-                "high-quality pages in each coverage x density cell.", H.fig_missed_heatmap, preferred)
+                "high-quality pages in each coverage x density cell.", figures_hosts.fig_missed_heatmap, preferred)
     page.table("Coverage summary (Table 1)", "coverage_summary", sort=["crawl", "source"],
                columns=["crawl", "source", "hosts", "spearman_coverage_density", "ci_low", "ci_high", "gems",
                         "gem_share_of_hosts",
@@ -230,11 +229,11 @@ def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "c
     page.table("Missed high-quality pages by TLD (Figure 11)", "missed_by_tld",
                query=lambda d: d.sort_values("share_of_missed", ascending=False), max_rows=30)
     page.figure("Figure 12: classifier correlation matrix", "Pairwise document-level Spearman; red = agree, "
-                "blue = disagree.", H.fig_classifier_matrix)
+                "blue = disagree.", figures_hosts.fig_classifier_matrix)
 
     page.section("budgets", "Crawl plan: per-host budgets")
     page.figure("Budget summary", "Allocated pages by allocation reason (rank, floors, exploration, caps) "
-                "and by the hosts' primary language.", H.fig_budget_summary)
+                "and by the hosts' primary language.", figures_hosts.fig_budget_summary)
     page.table("By policy", "budgets_by_policy", "budgets")
     page.table("Top hosts by rank", "budgets_top", "budgets", max_rows=25)
 
@@ -252,9 +251,9 @@ def _near_budget(df: pd.DataFrame, budget: float = 0.1) -> pd.DataFrame:
 
 def _source_section(page: Page) -> None:
     page.section("source", "SOUrCe: per-site sitemaps and crawls")
-    page.table("Sitemaps", "sitemaps", max_rows=50, query=lambda d: S.sitemap_table({"sitemaps": d}))
+    page.table("Sitemaps", "sitemaps", max_rows=50, query=lambda d: figures_source.sitemap_table({"sitemaps": d}))
     try:
-        sites = S.sitemap_sites(page.frames)
+        sites = figures_source.sitemap_sites(page.frames)
     except Missing:
         sites = []
     if sites:
@@ -263,7 +262,7 @@ def _source_section(page: Page) -> None:
                  "cluster adjacency A[i][j], wider = more links.</p><div class=\"grid\">")
         for site in sites:
             try:
-                page.raw(figure_html(S.fig_sitemap_graph(page.frames, site), f"sitemap of {site}"))
+                page.raw(figure_html(figures_source.fig_sitemap_graph(page.frames, site), f"sitemap of {site}"))
                 page.stats.figures += 1
             except Exception as exc:
                 page.stats.failed.append(f"sitemap {site}: {exc}")
@@ -272,9 +271,9 @@ def _source_section(page: Page) -> None:
     elif "sitemaps" in page.frames and page.frames["sitemaps"] is not None:
         page.raw(missing_box("sitemaps", "has no site with a learned sitemap in this run"))
     if page.frames.get("crawl_curves") is not None:
-        page.figure("Crawl curves", "Harvest rate and recall as the simulated crawl proceeds.", S.fig_crawl_curves)
+        page.figure("Crawl curves", "Harvest rate and recall as the simulated crawl proceeds.", figures_source.fig_crawl_curves)
     page.figure("Simulated crawls per site", "Final harvest rate and recall of SOUrCe against BFS (UCC crawl) "
-                "and against BFS / TPM (target crawl).", S.fig_site_eval)
+                "and against BFS / TPM (target crawl).", figures_source.fig_site_eval)
     page.table("Evaluation (long format)", "site_eval", max_rows=80, sort=["site", "task", "method", "metric"])
     page.table("Pages and clusters per site", "page_clusters", max_rows=40)
     page.table("Within-host plans (top 5 link patterns per site)", "host_plans", max_rows=60)

@@ -11,10 +11,15 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from crawlplan import storage
+from crawlplan.conf import Settings
 
 log = logging.getLogger("crawlplan")
 
@@ -30,8 +35,6 @@ REPORT_DATASETS = SMALL + ("host_quality", "budgets", "sitemaps", "host_plans", 
 def to_pandas(df: DataFrame) -> pd.DataFrame:
     """toPandas with integer columns kept integral: a nullable int column would arrive as
     float64 and print as 3.000 in the tables."""
-    from pyspark.sql import types as T
-
     pdf = df.toPandas()
     for field in df.schema.fields:
         if isinstance(field.dataType, (T.IntegerType, T.LongType, T.ShortType, T.ByteType)) and \
@@ -150,8 +153,6 @@ def collect(read: Callable[[str], DataFrame | None], *, max_rows: int = 20000, g
 
 def read_markers(spark, out_dir: str) -> list[dict]:
     """Every ``_markers/<node>.json`` of the run (any Hadoop file system), in finish order."""
-    from crawlplan.dag import storage
-
     jvm = spark.sparkContext._jvm
     path = jvm.org.apache.hadoop.fs.Path(storage.join(out_dir, "_markers"))
     fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
@@ -167,3 +168,25 @@ def read_markers(spark, out_dir: str) -> list[dict]:
         except ValueError as exc:
             log.warning("report: marker %s is not JSON: %s", name, exc)
     return sorted(markers, key=lambda m: str(m.get("finished_at", "")))
+
+
+@dataclass(frozen=True)
+class ReportSettings(Settings):
+    """Conf section ``report`` (values and meaning: conf/defaults.yaml)."""
+    SECTION = "report"
+
+    title: str
+    max_rows: int
+    grid_bins: int
+    max_sites: int
+
+
+def run_markers(spark, roots: list[str], node: str) -> list[dict]:
+    """The completion markers of the run's other nodes, one per node, oldest first; where several
+    ``roots`` hold a node's marker the first root (the output folder) wins."""
+    by_node: dict[str, dict] = {}
+    for root in reversed(roots):
+        for marker in read_markers(spark, root):
+            if marker.get("node") and marker.get("node") != node:
+                by_node[str(marker["node"])] = marker
+    return sorted(by_node.values(), key=lambda m: str(m.get("finished_at") or ""))

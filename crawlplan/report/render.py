@@ -49,6 +49,13 @@ def png_data_uri(fig, dpi: int = 110) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def save_png(fig, path, dpi: int = 90):
+    """A figure as a PNG file (the CLI's figures); the figure is closed."""
+    fig.savefig(path, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
 def figure_html(fig, title: str, caption: str = "") -> str:
     uri = png_data_uri(fig)
     cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""

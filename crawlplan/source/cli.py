@@ -11,8 +11,19 @@ import argparse
 import json
 from pathlib import Path
 
-from crawlplan.conf import get, load_conf
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from crawlplan.conf import get, load_conf, section
+from crawlplan.schemas import load_schema
 from crawlplan.security import safe_name
+from crawlplan.source.crawl import CrawlSimulator
+from crawlplan.source.experiment import feature_mode, site_specs, train_site, validate_params
+from crawlplan.source.learner import SitemapLearner
+from crawlplan.source.mirror import load_mirrors
+from crawlplan.source.sitemaps import empty_sitemap, site_tables, sitemap_json
+from crawlplan.warc.listing import resolve_inputs
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -52,32 +63,21 @@ def _params(args) -> tuple[dict, dict]:
     params = dict(get(conf, "source.sitemaps", {}) or {})
     if args.method:
         params["method"] = args.method
-    from crawlplan.source.experiment import validate_params
 
     validate_params(params)
     return conf, params
 
 
 def _mirrors(args, conf, params, sites, min_pages):
-    from crawlplan.source.experiment import feature_mode
-    from crawlplan.source.mirror import load_mirrors
-    from crawlplan.warc.listing import resolve_inputs
-
     paths = resolve_inputs(args.warc)
     if not paths:
         raise FileNotFoundError(f"no WARC files found for {args.warc}")
     return load_mirrors(paths, sites=set(sites) if sites else None,
-                        site_mode=get(conf, "source.site_pages.site_key", "host"),
+                        site_mode=section(conf, "source.site_pages")["site_key"],
                         xpath_classes=feature_mode(params), min_pages=min_pages)
 
 
 def _write(out: Path, name: str, rows: list[dict]) -> None:
-    import pandas as pd
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from crawlplan.schemas import load_schema
-
     schema = load_schema(name)
     folder = out / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -86,9 +86,6 @@ def _write(out: Path, name: str, rows: list[dict]) -> None:
 
 
 def cmd_sitemap(args) -> int:
-    from crawlplan.source.experiment import site_specs
-    from crawlplan.source.tables import _empty_sitemap, site_tables, sitemap_json
-
     conf, params = _params(args)
     mirrors = _mirrors(args, conf, params, args.site, args.min_pages)
     if args.site:
@@ -106,7 +103,7 @@ def cmd_sitemap(args) -> int:
         try:
             result = site_tables(mirror, params, specs.get(site))
         except Exception as exc:  # one odd site must not stop the others (as in the node)
-            result = {"sitemaps": [_empty_sitemap(site, len(mirror), f"learning failed: {type(exc).__name__}: {exc}")],
+            result = {"sitemaps": [empty_sitemap(site, len(mirror), f"learning failed: {type(exc).__name__}: {exc}")],
                       "page_clusters": [], "site_eval": [], "crawl_curves": [], "host_plans": []}
         for key, rows in result.items():
             tables[key].extend(rows)
@@ -127,10 +124,6 @@ def cmd_sitemap(args) -> int:
 
 
 def cmd_crawl_sim(args) -> int:
-    from crawlplan.source.crawl import CrawlSimulator
-    from crawlplan.source.experiment import site_specs, train_site
-    from crawlplan.source.learner import SitemapLearner
-
     conf, params = _params(args)
     if args.mode == "target" and not args.example:
         raise ValueError("--mode target needs --example URL (a page of the type to collect)")

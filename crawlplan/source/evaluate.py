@@ -6,7 +6,6 @@ clustering outliers (-1) count as singleton clusters, as the paper does.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter, defaultdict
 
@@ -90,6 +89,7 @@ def cv_precision(make_learner, bags: list, types: list, *, folds: int = 4, min_p
                  seed: int = 0) -> dict:
     """4-fold stratified CV: cluster three folds, kNN-label the fourth, map clusters to their
     majority training type; micro and macro precision over held-out pages."""
+    # scikit-learn: heavy, only for the cross-validated precision
     from sklearn.model_selection import StratifiedKFold
 
     idx = _kept(types, min_pts)
@@ -162,6 +162,3 @@ def harvest_ceiling(links_of: dict, is_target, budget: int) -> float:
         best = max(best, min(budget - spent, len(reachable)) / budget)
     return best
 
-
-def is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not (isinstance(x, float) and math.isnan(x))

@@ -8,6 +8,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+import yaml
+
 from crawlplan.source import navigation as nav
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, link_schema
 from crawlplan.source.crawl import CrawlSimulator, check_features, sample_apath, sample_bfs
@@ -56,8 +59,6 @@ def site_specs(section: dict, ground_truth: str | None = None) -> dict[str, Site
 
 
 def _demo_specs(root: Path) -> dict[str, SiteSpec]:
-    import yaml
-
     types_file = root / "page_types.yaml"
     if not types_file.is_file():
         return {}
@@ -65,8 +66,6 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
     ucc: dict[str, set] = {}
     pages = root / "pages.parquet"
     if pages.is_file():
-        import pandas as pd
-
         df = pd.read_parquet(pages, columns=["host", "page_type", "ucc"])
         for host, ptype in df.loc[df["ucc"].fillna(False).astype(bool), ["host", "page_type"]].itertuples(index=False):
             ucc.setdefault(host, set()).add(ptype)

@@ -52,7 +52,7 @@ def _first_class(el, fallback_id: bool) -> str:
     return ""
 
 
-def _step(el, with_class: bool, fallback_id: bool = False) -> str:
+def xpath_step(el, with_class: bool, fallback_id: bool = False) -> str:
     tag = el.tag.lower() if isinstance(el.tag, str) else ""
     if not with_class:
         return tag
@@ -116,7 +116,7 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
         if every_element:
             out.xpaths[feat] += 1
         elif not any(isinstance(c.tag, str) for c in el):
-            leaf = f"{prefix[1]}/{_step(el, True)}" if xpath_classes == "leaf" else feat
+            leaf = f"{prefix[1]}/{xpath_step(el, True)}" if xpath_classes == "leaf" else feat
             out.xpaths[leaf] += 1
         if tag == "a":
             href = el.get("href")
@@ -128,7 +128,7 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
                 continue
             if not target.startswith(own_prefix) and site_of(target) != own_site:
                 continue
-            out.links.append((f"{prefix[0]}/{_step(el, True, fallback_id=True)}", target))
+            out.links.append((f"{prefix[0]}/{xpath_step(el, True, fallback_id=True)}", target))
     return out
 
 
@@ -151,7 +151,7 @@ def walk_elements(root, with_classes: bool):
             paths[el] = None
             continue
         plain = f"{prefix[0]}/{tag}"
-        feat = f"{prefix[1]}/{_step(el, True)}" if with_classes else plain
+        feat = f"{prefix[1]}/{xpath_step(el, True)}" if with_classes else plain
         paths[el] = (plain, feat)
         yield el, tag, prefix, plain, feat
 

@@ -27,7 +27,7 @@ import hashlib
 import re
 from collections import Counter, deque
 
-from crawlplan.source.features import _step, parse_html, walk_elements
+from crawlplan.source.features import parse_html, walk_elements, xpath_step
 from crawlplan.source.mirror import Mirror
 
 MIN_DEPTH, MIN_R, MIN_EPSILON = 3, 0.3, 0.5
@@ -36,8 +36,8 @@ _SPACE = re.compile(r"\s+")
 
 
 def _shape(el) -> str:
-    children = sorted({_step(c, True) for c in el if isinstance(c.tag, str)})
-    return f"{_step(el, True)}({','.join(children)})"
+    children = sorted({xpath_step(c, True) for c in el if isinstance(c.tag, str)})
+    return f"{xpath_step(el, True)}({','.join(children)})"
 
 
 def repetitive_regions(html, *, min_depth: int = MIN_DEPTH, min_r: float = MIN_R) -> frozenset:

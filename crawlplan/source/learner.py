@@ -46,6 +46,7 @@ import numpy as np
 from scipy import sparse
 
 from crawlplan.source import navigation as nav
+from crawlplan.source.features import XPATH_CLASS_MODES, extract
 
 METHODS = ("default", "paper")
 _W_TABLE = ((100, 16.0), (200, 12.0), (500, 6.0), (1000, 4.8))
@@ -63,6 +64,7 @@ def eps_by_silhouette(X, kd: np.ndarray, min_pts: int, fallback: float = 0.10,
     not pay); the first best candidate wins ties. When no candidate finds two clusters, the one
     clustering the most pages into one (the site is one kind of page). ``candidates`` empty:
     quantiles > 0 only (the guard's scan), and ``fallback`` when none finds two clusters."""
+    # scikit-learn: heavy (scipy), loaded inside the worker that learns a site
     from sklearn.cluster import DBSCAN
     from sklearn.metrics import pairwise_distances, silhouette_score
 
@@ -110,6 +112,7 @@ def w_for_size(n: int, table=None) -> float:
 
 def kdist(X, min_pts: int) -> np.ndarray:
     """Distance of every page to its min_pts-th nearest other page."""
+    # scikit-learn: heavy (scipy), loaded inside the worker that learns a site
     from sklearn.neighbors import NearestNeighbors
 
     n = X.shape[0]
@@ -212,8 +215,6 @@ class SitemapLearner:
     def validate(self) -> SitemapLearner:
         """Check every parameter (as resolved from the preset); ``fit`` calls it, and the Spark
         node calls it on the driver so a typo fails the job instead of every site."""
-        from crawlplan.source.features import XPATH_CLASS_MODES
-
         choices = {"xpath_classes": (self.xpath_classes_, XPATH_CLASS_MODES), "norm": (self.norm_, ("l1", "l2")),
                    "clusterer": (self.clusterer_, ("dbscan", "hdbscan")), "num_bins": (self.num_bins, ("div", "mul")),
                    "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select"))}
@@ -243,8 +244,6 @@ class SitemapLearner:
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
         """Page features in this learner's XPath variant (what a crawler calls per fetched page)."""
-        from crawlplan.source.features import extract
-
         return extract(url, html, xpath_classes=self.xpath_classes_)
 
     def _bags(self, X) -> list[Mapping[str, int]]:
@@ -313,6 +312,7 @@ class SitemapLearner:
             self.eps_ = float("nan")
             return np.zeros(n, dtype=int)
         if self.clusterer_ == "hdbscan":
+            # scikit-learn: heavy (scipy), loaded inside the worker that learns a site
             from sklearn.cluster import HDBSCAN
 
             model = HDBSCAN(min_cluster_size=self.min_pts, min_samples=self.min_pts, copy=True)
@@ -321,7 +321,7 @@ class SitemapLearner:
             return labels.astype(int)
         if self.clusterer_ != "dbscan":
             raise ValueError(f"clusterer must be dbscan or hdbscan, got {self.clusterer_!r}")
-        from sklearn.cluster import DBSCAN
+        from sklearn.cluster import DBSCAN  # scikit-learn: heavy, loaded inside the worker that learns a site
 
         self.kdist_ = kdist(Xv, self.min_pts)
         self.eps_source_ = "given"
@@ -356,6 +356,7 @@ class SitemapLearner:
         noise, clustered = np.flatnonzero(labels == -1), np.flatnonzero(labels != -1)
         if radius <= 0 or not len(noise) or not len(clustered):
             return labels
+        # scikit-learn: heavy (scipy), loaded inside the worker that learns a site
         from sklearn.neighbors import NearestNeighbors
 
         dist, nearest = NearestNeighbors(n_neighbors=1).fit(Xv[clustered]).kneighbors(Xv[noise])
@@ -373,6 +374,7 @@ class SitemapLearner:
         return few or float(np.mean(labels == -1)) > self.max_outlier_share
 
     def _fit_knn(self) -> None:
+        # scikit-learn: heavy (scipy), loaded inside the worker that learns a site
         from sklearn.neighbors import KNeighborsClassifier
 
         if self.n_features_ == 0:  # no XPath passed the df filter: every page looks alike

@@ -16,6 +16,7 @@ from urllib.parse import urljoin
 
 from crawlplan.hosts import host_of, registered_domain
 from crawlplan.source.features import PageFeatures, extract, normalise_url
+from crawlplan.warc.reader import FileOutcome, iter_records
 
 _SAFE_SITE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,252}$")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -114,8 +115,6 @@ def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: st
     host (``dns:`` lookups), undecodable payloads and unsafe site names are counted in ``rejects``. ``bodies=False`` judges from the headers
     alone and never reads a payload (the counting pass): HTML pages then come with ``html=b""``.
     """
-    from crawlplan.warc.reader import FileOutcome, iter_records
-
     rejects = rejects if rejects is not None else Counter()
     outcome = FileOutcome(warc_file=path)
     seq = 0

@@ -6,6 +6,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import pandas as pd
+from pyspark.sql import functions as F
+
+from crawlplan.storage import read_dataset
 
 PLAN_COLUMNS = ["site", "rank", "cluster", "apath", "expected_share", "links_seen", "wanted_basis"]
 
@@ -17,13 +23,8 @@ def load_host_plans(source, *, spark=None, top: int | None = None):
     the export joins it on host; ``top`` keeps each site's first ranks.
     """
     if spark is not None:
-        from pyspark.sql import functions as F
-
-        from crawlplan.dag.storage import read_dataset
-
         df = read_dataset(spark, "host_plans", str(source))
         return df.where(F.col("rank") <= top) if top else df
-    import pandas as pd
 
     path = Path(source)
     if not path.exists():
@@ -53,8 +54,6 @@ def url_shape(url: str) -> str:
     types differ by), later segments become shapes, query keys stay literal and their values
     generalise. ``https://f.example/t/12-a-b?page=2`` -> ``^https?://f\\.example/t/\\d+[^/]*\\?page=[^&]*$``.
     """
-    from urllib.parse import urlsplit
-
     parts = urlsplit(url)
     segments = parts.path.split("/")[1:]
     out = []

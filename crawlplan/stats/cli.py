@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+import pyarrow.parquet as pq
+
 TABLES = {
     "icc": ("icc", ["classifier", "min_docs", "hosts", "documents", "mean_docs", "var_between", "var_within",
                     "icc1", "reliability", "correlation_ceiling"]),
@@ -22,8 +25,6 @@ TABLES = {
 
 
 def read_table(out_dir: str, dataset: str):
-    import pyarrow.parquet as pq
-
     path = Path(out_dir) / dataset
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist: run the statistics nodes first (crawlplan run)")
@@ -31,8 +32,6 @@ def read_table(out_dir: str, dataset: str):
 
 
 def cmd_show(args) -> int:
-    import pandas as pd
-
     names = list(TABLES) if args.table == "all" else [args.table]
     with pd.option_context("display.width", 200, "display.max_rows", args.rows, "display.max_columns", 20,
                            "display.float_format", "{:.4f}".format):

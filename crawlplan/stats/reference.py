@@ -37,19 +37,42 @@ def icc1_from_sums(k: int, n_total: int, sum_n_sq: float, ss_between: float, ss_
       MSB = SSB / (k - 1), MSW = SSW / (N - k), n0 = (N - sum n_i^2 / N) / (k - 1),
       var_between = (MSB - MSW) / n0, var_within = MSW, ICC1 = var_between / (var_between + var_within).
     n0 replaces the common group size of the balanced design; for equal sizes it is that size.
-    var_between is not truncated at 0: a negative estimate is information (no host effect plus
-    sampling noise), and truncating it would bias the averages readers take over classifiers.
+
+    The one convention of the project (every ICC1 it reports or uses comes from here):
+    - var_between is not truncated at 0: a negative estimate is information (no host effect plus
+      sampling noise), and truncating it would bias the averages readers take over classifiers;
+    - degenerate input (fewer than 2 groups, or no more values than groups) gives NaN, and so does
+      input without any variance (0 / 0). Callers that need a number decide what NaN means to them.
     """
     if k < 2 or n_total <= k:
         nan = float("nan")
         return ICCResult(k, n_total, n_total / k if k else nan, nan, nan, nan, nan, nan, nan)
     msb = ss_between / (k - 1)
     msw = ss_within / (n_total - k)
-    n0 = (n_total - sum_n_sq / n_total) / (k - 1)
+    n0 = anova_n0(k, n_total, sum_n_sq)
     var_b = (msb - msw) / n0
     denom = var_b + msw
     icc = var_b / denom if denom != 0 else float("nan")
     return ICCResult(k, n_total, n_total / k, n0, msb, msw, var_b, msw, icc)
+
+
+def anova_n0(k: int, n_total: float, sum_n_sq: float) -> float:
+    """The ANOVA group-size adjustment n0 = (N - sum n_i^2 / N) / (k - 1) for k unbalanced groups."""
+    return (n_total - sum_n_sq / n_total) / (k - 1)
+
+
+def icc1_from_counts(n, s) -> ICCResult:
+    """ICC1 of 0/1 flags from per-group counts only (``s`` of ``n`` flagged): the same estimator as
+    ``icc1`` on the expanded flags, without expanding them. Groups with n = 0 are left out."""
+    n = np.asarray(n, dtype=float)
+    s = np.asarray(s, dtype=float)
+    keep = n > 0
+    n, s = n[keep], s[keep]
+    total = float(n.sum())
+    grand = s.sum() / total if total else float("nan")
+    ss_between = float(np.sum(n * (s / n - grand) ** 2))
+    ss_within = float(np.sum(s - s * s / n))
+    return icc1_from_sums(len(n), int(total), float(np.sum(n ** 2)), ss_between, ss_within)
 
 
 def icc1(values, groups) -> ICCResult:
@@ -144,6 +167,7 @@ def weighted_spearman(x, y, w) -> float:
 
 def kendall_tau(x, y) -> float:
     """Kendall's tau-b (scipy's O(n log n) implementation)."""
+    # scipy.stats: heavy, only for Kendall's tau
     from scipy.stats import kendalltau
 
     if len(x) < 2:

@@ -18,8 +18,10 @@ def _type_name(record_type) -> str:
 
 
 def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
+    # optional dependency: the fastwarc reader (extract.reader: fastwarc), imported only when chosen
     from fastwarc.warc import ArchiveIterator
 
+    # reader.py imports this module back (the fastwarc reader is optional)
     from crawlplan.warc.reader import RawRecord
 
     wants = read_payload or (lambda rec: rec.record_type == "response")
@@ -60,18 +62,18 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
     if not source.seekable():
         return
     # fastwarc stops at a damaged or cut-off member; hand the rest of the file to warcio's resync
-    from crawlplan.warc.reader import _TAIL_LIMIT, _find_member, _iter_warcio, _members_complete
+    from crawlplan.warc.reader import TAIL_LIMIT, find_member, iter_warcio, members_complete
 
     source.seek(last_pos)
-    if outcome.status == "ok" and _members_complete(source.read(_TAIL_LIMIT)):
+    if outcome.status == "ok" and members_complete(source.read(TAIL_LIMIT)):
         return
-    next_start = _find_member(source, last_pos + 1) if outcome.records else _find_member(source, 0)
+    next_start = find_member(source, last_pos + 1) if outcome.records else find_member(source, 0)
     if next_start is None:
         if outcome.status == "ok":
             outcome.status, outcome.error = "truncated", f"gzip member at offset {last_pos} is incomplete"
         return
     outcome.status = "corrupt"
     outcome.error = (outcome.error or f"damaged gzip member at offset {last_pos}") + f"; resumed at {next_start}"
-    yield from _iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
+    yield from iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
                             read_payload=read_payload, start=next_start)
 

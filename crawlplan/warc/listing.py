@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import glob
 import gzip
+import io
 import os
+
+from crawlplan.warc.remote import open_stream
 
 WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc", ".warc.wet.gz", ".warc.wat.gz")
 LISTING_SUFFIXES = (".paths.gz", ".paths", ".txt", ".txt.gz", ".lst", ".list")
@@ -112,10 +115,6 @@ def _local(path: str, base: str) -> list[str]:
 def _remote(path: str, base: str) -> list[str]:
     if _is_warc_name(path):
         return [path]
-    import io
-
-    from crawlplan.warc.remote import open_stream
-
     with open_stream(path) as src:          # retried and resumed like the WARC files themselves
         data = src.read()
         if not getattr(src, "complete", lambda: True)():

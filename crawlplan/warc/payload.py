@@ -44,6 +44,7 @@ def _inflate(raw: bytes, limit: int) -> bytes:
 
 
 def _unbrotli(raw: bytes, limit: int) -> bytes:
+    # brotli: native extension, only for a brotli-encoded payload
     import brotli
 
     decomp = brotli.Decompressor()
@@ -55,6 +56,7 @@ def _unbrotli(raw: bytes, limit: int) -> bytes:
 
 def _unzstd(raw: bytes, limit: int) -> bytes:
     try:
+        # zstandard: optional, only for a zstd-encoded payload
         import zstandard
     except ImportError as exc:
         raise ValueError("zstd body but the zstandard package is not installed") from exc

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from crawlplan.warc.fast import iter_fastwarc
-from crawlplan.warc.reader import FileOutcome, RawRecord, _iter_warcio
+from crawlplan.warc.reader import FileOutcome, RawRecord, iter_warcio
 from crawlplan.warc.remote import NotFound, RemoteError, RetryPolicy, Unreachable, merge_ranges, read_ranges
 
 
@@ -45,7 +45,7 @@ def parse_member(data: bytes, path: str, offset: int, *, max_payload_bytes: int,
     if reader == "fastwarc" and not path.endswith((".arc", ".arc.gz")):
         records = iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes, read_payload=read_payload)
     else:
-        records = _iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes, read_payload=read_payload)
+        records = iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes, read_payload=read_payload)
     for rec in records:
         rec.offset = offset
         return rec, outcome

@@ -100,7 +100,7 @@ def _next_member(data: bytes, start: int) -> int:
     return data.find(_GZIP_MAGIC, start)
 
 
-def _members_complete(raw: bytes) -> bool:
+def members_complete(raw: bytes) -> bool:
     """True when ``raw`` is a run of whole gzip members (each with its trailer) and nothing else."""
     while raw:
         decomp = zlib.decompressobj(31)
@@ -116,7 +116,7 @@ def _members_complete(raw: bytes) -> bool:
     return True
 
 
-_TAIL_LIMIT = 64 << 20   # the last member is read back whole up to this size (larger: left unchecked)
+TAIL_LIMIT = 64 << 20   # the last member is read back whole up to this size (larger: left unchecked)
 
 
 def iter_records(
@@ -158,12 +158,13 @@ def iter_records(
             return
     try:
         if reader == "fastwarc" and not path.endswith((".arc", ".arc.gz")):
+            # fast.py imports this module; fastwarc is optional
             from crawlplan.warc.fast import iter_fastwarc
 
             yield from iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes,
                                      read_payload=read_payload)
         else:
-            yield from _iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
+            yield from iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
                                     read_payload=read_payload)
         if not source.seekable():
             check_stream_end(source, path, outcome)
@@ -196,12 +197,13 @@ def check_stream_end(source, path: str, outcome: FileOutcome) -> None:
         outcome.error = f"the bytes ended at {stopped_at:,} of {source.size or '?'}: {source.failure or 'short read'}"
     elif path.endswith(".gz") and outcome.records:
         tail = source.kept_since_mark()
-        if tail is not None and not _members_complete(tail):
+        if tail is not None and not members_complete(tail):
             outcome.status = "truncated"
             outcome.error = f"the last gzip member (from byte {stopped_at - len(tail):,}) is incomplete"
 
 
-def _iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0) -> Iterator[RawRecord]:
+def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0) -> Iterator[RawRecord]:
+    # warcio: the default reader, loaded in the task that reads
     from warcio.archiveiterator import ArchiveIterator
 
     wants = read_payload or (lambda rec: rec.record_type == "response")
@@ -242,8 +244,8 @@ def _iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, star
         if failed is None and seekable and path.endswith(".gz") and last_offset is not None:
             # warcio ends quietly at a damaged member: tell a cut-off file from a damaged middle
             source.seek(last_offset)
-            if not _members_complete(source.read(_TAIL_LIMIT)):
-                next_start = _find_member(source, last_offset + 1)
+            if not members_complete(source.read(TAIL_LIMIT)):
+                next_start = find_member(source, last_offset + 1)
                 if next_start is None:
                     if outcome.status == "ok":
                         outcome.status = "truncated"
@@ -260,13 +262,13 @@ def _iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, star
         if not seekable:
             return
         resume_from = last_offset + 1 if last_offset is not None else base + 1
-        next_start = _find_member(source, resume_from)
+        next_start = find_member(source, resume_from)
         if next_start is None:
             return
         base, last_offset = next_start, None
 
 
-def _find_member(source, start: int) -> int | None:
+def find_member(source, start: int) -> int | None:
     """Scan forward from ``start`` for the next gzip member that decompresses to a WARC header."""
     source.seek(start)
     pos = start

@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from crawlplan.conf import number_setting
 from crawlplan.warc import transports
 from crawlplan.warc.transports import Gone, Refused, Transient
 
@@ -48,7 +49,6 @@ class RetryPolicy:
 
     @classmethod
     def from_conf(cls, section: dict | None) -> RetryPolicy:
-        from crawlplan.extract.records import number_setting
 
         section = dict(section or {})
         unknown = set(section) - set(cls.__dataclass_fields__)

@@ -17,6 +17,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+import urllib3
+
 USER_AGENT = "crawlplan (+https://commoncrawl.org)"
 _RETRY_STATUS = {408, 429, 500, 502, 503, 504}
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
@@ -122,8 +124,6 @@ def http_pool(connections: int = 16):
     with _HTTP_LOCK:
         pool = _HTTP_POOLS.get(connections)
         if pool is None:
-            import urllib3
-
             # redirects are followed; every other retry is ours (remote.py), so retries are off here
             retries = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=5,
                                     raise_on_redirect=True, raise_on_status=False)
@@ -150,8 +150,6 @@ class _Body:
 
 
 def _http_body(response) -> _Body:
-    import urllib3
-
     def close() -> None:
         # a body read to its end goes back to the pool; a broken one takes its connection with it
         if response.isclosed() or response.length_remaining == 0:
@@ -171,8 +169,6 @@ def _describe(exc: BaseException) -> str:
 
 
 def http_get(url: str, start: int, end: int | None, policy) -> Response:
-    import urllib3
-
     headers = {}
     byte_range = _range_header(start, end)
     if byte_range:
@@ -204,6 +200,7 @@ def s3_client(policy):
         client = _S3_CLIENTS.get(key)
         if client is None:
             try:
+                # boto3 / botocore: the optional [s3] extra, only for s3:// paths
                 import boto3
                 from botocore import UNSIGNED
                 from botocore.config import Config
@@ -222,7 +219,7 @@ def s3_client(policy):
 
 
 def _s3_body(body) -> _Body:
-    import urllib3
+    # boto3 / botocore: the optional [s3] extra, only for s3:// paths
     from botocore.exceptions import BotoCoreError
 
     # urllib3's errors surface raw from some botocore versions
@@ -230,6 +227,7 @@ def _s3_body(body) -> _Body:
 
 
 def s3_get(path: str, start: int, end: int | None, policy) -> Response:
+    # boto3 / botocore: the optional [s3] extra, only for s3:// paths
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, ParamValidationError
 
     bucket, _, key = path.split("://", 1)[1].partition("/")

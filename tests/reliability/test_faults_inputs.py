@@ -11,7 +11,7 @@ import shutil
 import pytest
 from warcgen import html_page, write_warc
 
-from crawlplan.cli import friendly_errors
+from crawlplan.dag.entry import friendly_errors
 from crawlplan.warc.listing import ListingError, resolve_inputs
 
 

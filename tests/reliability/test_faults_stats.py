@@ -9,13 +9,13 @@ import math
 import pytest
 from pyspark.sql import functions as F
 
+from crawlplan import storage
 from crawlplan.conf import load_conf
-from crawlplan.dag import storage
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import run_single_job
 from crawlplan.graph.hostindex import HostIndexError, read_host_index
 from crawlplan.graph.webgraph import read_host_ranks
-from crawlplan.stats.hoststats import host_language, host_scores, icc_table, long_scores
+from crawlplan.stats.host_stats import host_language, host_scores, icc_table, long_scores
 
 pytestmark = pytest.mark.spark
 NAN = float("nan")

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from settings_support import extract_settings
 
-from crawlplan.extract.records import ExtractSettings, process_warc_file
+from crawlplan.extract.records import process_warc_file
 from crawlplan.source import features as F
-from crawlplan.stats import reference as R
+from crawlplan.stats import reference
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                         HealthCheck.too_slow])
@@ -68,7 +69,7 @@ def _accounting(rows):
 def test_reader_never_raises_on_mutated_bytes(seed_warc, tmp_path, reader, ops):
     path = tmp_path / f"fuzz-{reader}.warc.gz"
     path.write_bytes(_mutate(seed_warc, ops))
-    rows = list(process_warc_file(str(path), ExtractSettings(reader=reader, extractor="resiliparse",
+    rows = list(process_warc_file(str(path), extract_settings(reader=reader, extractor="resiliparse",
                                                               timeout_s=5)))
     file_row = _accounting(rows)
     assert file_row["responses"] <= 3  # damage never invents more responses than a few phantoms
@@ -79,7 +80,7 @@ def test_reader_never_raises_on_mutated_bytes(seed_warc, tmp_path, reader, ops):
 def test_reader_on_arbitrary_bytes(tmp_path, data):
     path = tmp_path / "arbitrary.warc.gz"
     path.write_bytes(data)
-    _accounting(list(process_warc_file(str(path), ExtractSettings(extractor="resiliparse", timeout_s=5))))
+    _accounting(list(process_warc_file(str(path), extract_settings(extractor="resiliparse", timeout_s=5))))
 
 
 # --- XPath feature extractor ----------------------------------------------------------------
@@ -136,11 +137,11 @@ def grouped(draw):
 def test_icc1_ignores_row_order_and_group_names(data, perm_seed):
     values, groups = data
     assume(len(values) > len(set(groups)))
-    a = R.icc1(values, groups)
+    a = reference.icc1(values, groups)
     rng = np.random.default_rng(perm_seed)
     order = rng.permutation(len(values))
     relabel = {g: f"host-{rng.integers(1 << 30)}-{g}" for g in set(groups)}
-    b = R.icc1(values[order], np.array([relabel[g] for g in groups[order]]))
+    b = reference.icc1(values[order], np.array([relabel[g] for g in groups[order]]))
     for x, y in ((a.icc1, b.icc1), (a.ms_between, b.ms_between), (a.ms_within, b.ms_within)):
         assert (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-6)
     if not math.isnan(a.icc1):
@@ -150,7 +151,7 @@ def test_icc1_ignores_row_order_and_group_names(data, perm_seed):
 @settings(max_examples=80, deadline=None)
 @given(st.lists(finite, min_size=1, max_size=40))
 def test_midranks_sum_and_order(x):
-    r = R.midranks(x)
+    r = reference.midranks(x)
     n = len(x)
     assert math.isclose(float(np.sum(r)), n * (n + 1) / 2, rel_tol=1e-9)
     for i in range(n):
@@ -167,15 +168,15 @@ def test_rank_correlations_symmetric_bounded_and_monotone_invariant(pairs):
     x = np.array([p[0] for p in pairs])
     y = np.array([p[1] for p in pairs])
     assume(len(set(x)) > 1 and len(set(y)) > 1)
-    s, t = R.spearman(x, y), R.kendall_tau(x, y)
-    assert math.isclose(s, R.spearman(y, x), abs_tol=1e-9) and math.isclose(t, R.kendall_tau(y, x), abs_tol=1e-9)
+    s, t = reference.spearman(x, y), reference.kendall_tau(x, y)
+    assert math.isclose(s, reference.spearman(y, x), abs_tol=1e-9) and math.isclose(t, reference.kendall_tau(y, x), abs_tol=1e-9)
     assert -1 - 1e-9 <= s <= 1 + 1e-9 and -1 - 1e-9 <= t <= 1 + 1e-9
     # a strictly increasing transform of x changes no rank. arctan is monotone in floating point
     # but not always strict (5e-324 / 1e5 underflows to 0), so only samples it keeps apart count
     tx = np.arctan(x / 1e5)
     if len(set(tx)) == len(set(x)):
-        assert math.isclose(R.spearman(tx, y), s, abs_tol=1e-9)
-    assert math.isclose(R.spearman(x, -y), -s, abs_tol=1e-9)
+        assert math.isclose(reference.spearman(tx, y), s, abs_tol=1e-9)
+    assert math.isclose(reference.spearman(x, -y), -s, abs_tol=1e-9)
 
 
 @settings(max_examples=40, deadline=None)
@@ -184,8 +185,8 @@ def test_bootstrap_ci_is_ordered_and_reproducible(pairs, seed):
     x = np.array([p[0] for p in pairs])
     y = np.array([p[1] for p in pairs])
     assume(len(set(x)) > 2 and len(set(y)) > 2)
-    lo, hi = R.bootstrap_spearman(x, y, replicates=50, seed=seed)
-    assert (lo, hi) == R.bootstrap_spearman(x, y, replicates=50, seed=seed)
+    lo, hi = reference.bootstrap_spearman(x, y, replicates=50, seed=seed)
+    assert (lo, hi) == reference.bootstrap_spearman(x, y, replicates=50, seed=seed)
     if not (math.isnan(lo) or math.isnan(hi)):
         assert -1 - 1e-9 <= lo <= hi <= 1 + 1e-9
 
@@ -194,8 +195,8 @@ def test_bootstrap_ci_is_ordered_and_reproducible(pairs, seed):
 @given(st.floats(0.01, 0.99), st.floats(1, 1000), st.floats(1, 1000))
 def test_spearman_brown_grows_with_pages_and_stays_below_one(icc, m1, m2):
     lo, hi = sorted((m1, m2))
-    assert R.spearman_brown(icc, lo) <= R.spearman_brown(icc, hi) + 1e-12 < 1 + 1e-9
-    assert 0 <= R.correlation_ceiling(R.spearman_brown(icc, hi)) <= 1
+    assert reference.spearman_brown(icc, lo) <= reference.spearman_brown(icc, hi) + 1e-12 < 1 + 1e-9
+    assert 0 <= reference.correlation_ceiling(reference.spearman_brown(icc, hi)) <= 1
 
 
 def test_an_unparsable_base_href_or_redirect_is_not_fatal():

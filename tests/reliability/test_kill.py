@@ -32,7 +32,7 @@ external:
 nodes:
   extract:
     inputs: [warc_paths]
-    outputs: [documents, rejects, warc_files]
+    outputs: [documents, rejects, warc_files, host_population]
   lengths:
     job: "kill_jobs:lengths"
     inputs: [documents]

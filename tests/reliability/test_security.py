@@ -90,7 +90,7 @@ def test_safe_join_refuses_escapes(tmp_path):
 @pytest.mark.spark
 def test_partition_values_from_hostile_hosts_stay_under_the_dataset(spark, tmp_path):
     """Spark escapes partition values itself; write_dataset must keep every file under out/<dataset>."""
-    from crawlplan.dag import storage
+    from crawlplan import storage
     from crawlplan.schemas import schema_from_dict
 
     schema = schema_from_dict({"dataset": "hostile", "partition_by": ["site"], "columns": [
@@ -135,7 +135,7 @@ def test_wrong_sha256_is_refused_before_loading(tmp_path, monkeypatch):
     monkeypatch.setattr(fasttext_model, "load_model", lambda *a, **k: loads.append(a), raising=False)
     conf, spec, path = _spec(tmp_path, "f" * 64)
     with pytest.raises(ModelError) as err:
-        prepare_models([spec], conf, allow_demo=False, remote_exists=lambda p: False, echo=lambda *_: None)
+        prepare_models([spec], conf, remote_exists=lambda p: False, echo=lambda *_: None)
     assert path in str(err.value) and "refusing to load" in str(err.value)
     assert loads == []
 
@@ -159,7 +159,7 @@ def test_missing_model_names_the_file_and_the_command(tmp_path):
     conf = load_conf("local", overrides=[f"classify.model_dir={tmp_path / 'none'}"])
     spec = load_registry(conf)["gneissweb_sci"]
     with pytest.raises(ModelError) as err:
-        prepare_models([spec], conf, allow_demo=False, remote_exists=lambda p: False, echo=lambda *_: None)
+        prepare_models([spec], conf, remote_exists=lambda p: False, echo=lambda *_: None)
     assert "fasttext_science.bin" in str(err.value) and "crawlplan models pull gneissweb_sci" in str(err.value)
     assert not (tmp_path / "none").exists() or not any((tmp_path / "none").rglob("*.bin"))
 
@@ -191,7 +191,7 @@ def test_report_redacts_the_same_keys():
 def test_markers_never_store_secrets(spark, tmp_path, monkeypatch):
     import dag_fake_jobs
 
-    from crawlplan.dag import storage
+    from crawlplan import storage
     from crawlplan.dag.pipeline import load_pipeline
     from crawlplan.dag.runner import Runner
     from crawlplan.schemas import load_schema, schema_from_dict

@@ -9,50 +9,25 @@ With ``calibrated_hosts > 0`` a calibrated population is simulated too (populati
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from crawlplan.nodes.policies.common import host_index_rows, host_ranks, params, sampled_population, to_spark
+from crawlplan import storage
+from crawlplan.nodes.policies.common import host_index_rows, host_ranks, sampled_population
 from crawlplan.policies import hostdata
 from crawlplan.policies.population import CalibratedParams, calibrated_population
-from crawlplan.policies.sweep import SweepConfig, run_sweep, summarize
-
-
-def sweep_config(p: dict, hosts: int) -> SweepConfig:
-    pilot = int(min(int(p.get("pilot_hosts", 2000)), max(10, int(np.ceil(0.05 * hosts)))))
-    return SweepConfig(
-        budgets=tuple(float(b) for b in p.get("budgets", SweepConfig.budgets)),
-        seeds=tuple(int(s) for s in p.get("seeds", SweepConfig.seeds)),
-        k=int(p.get("k", 3)),
-        sample_shares=tuple(float(s) for s in p.get("sample_shares", SweepConfig.sample_shares)),
-        reliability_ks=tuple(range(1, int(p.get("reliability_k_max", 20)) + 1)),
-        min_remaining=int(p.get("min_remaining", 5)),
-        random_repeats=int(p.get("random_repeats", 5)),
-        pilot_hosts=pilot,
-    )
-
-
-def label(tables: dict, population: str, classifier: str, threshold: float, cfg: SweepConfig) -> dict:
-    out = {}
-    for name, df in tables.items():
-        df = df.copy()
-        df.insert(0, "population", population)
-        df.insert(1, "classifier", classifier)
-        df.insert(2, "threshold", threshold)
-        if name == "sample_reliability":
-            df["min_remaining"] = cfg.min_remaining
-        out[name] = df
-    return out
+from crawlplan.policies.simulate import label_tables, run_sweep, summarize, sweep_config
+from crawlplan.schemas import conform
 
 
 def run(ctx) -> dict:
-    p = params(ctx)
-    classifier, threshold = str(p["classifier"]), float(p["threshold"])
+    p = ctx.params
+    table = hostdata.HostTableSettings.from_params(p, "policies.simulate")
+    classifier, threshold = table.classifier, table.threshold
     scores = ctx.read("scores")
-    hosts = hostdata.host_counts(scores, classifier, threshold, int(p["min_pages"]))
+    hosts = hostdata.host_counts(scores, classifier, threshold, table.min_pages)
     hosts = hostdata.with_population(hosts, sampled_population(ctx))
-    index = host_index_rows(ctx, scores, p)
-    hosts = hostdata.with_host_index(hosts, index, p["cc_budget_column"], p["known_column"], p["fetched_column"])
+    index = host_index_rows(ctx, scores, table)
+    hosts = hostdata.with_host_index(hosts, index, table.cc_budget_column, table.known_column, table.fetched_column)
     hosts = hostdata.with_graph(hosts, host_ranks(ctx))
     pdf = hostdata.to_pandas_hosts(hosts)
     ctx.count("pages_without_score", scores.where(scores[classifier].isNull()).count())
@@ -62,20 +37,20 @@ def run(ctx) -> dict:
         ctx.count("hosts_not_in_graph", missing)
         pdf = pdf[pdf.log_hc.notna()].reset_index(drop=True)
     if len(pdf) < 2:
-        raise ValueError(f"only {len(pdf)} hosts with >= {p['min_pages']} pages scored by '{classifier}': "
+        raise ValueError(f"only {len(pdf)} hosts with >= {table.min_pages} pages scored by '{classifier}': "
                          "nothing to simulate")
     _ground_truth_check(ctx, pdf)
     pop = hostdata.population_from_pandas(pdf)
     ctx.count("pages", pop.pages)
     cfg = sweep_config(p, pop.hosts)
-    tables = label(summarize(run_sweep(pop, cfg)), "data", classifier, threshold, cfg)
-    calibrated = int(p.get("calibrated_hosts", 0) or 0)
+    tables = label_tables(summarize(run_sweep(pop, cfg)), "data", classifier, threshold, cfg)
+    calibrated = int(p["calibrated_hosts"])
     if calibrated > 0:
         ccfg = sweep_config(p, calibrated)
         factory = lambda seed: calibrated_population(CalibratedParams(hosts=calibrated), seed=seed)  # noqa: E731
-        extra = label(summarize(run_sweep(factory, ccfg)), "calibrated", classifier, threshold, ccfg)
+        extra = label_tables(summarize(run_sweep(factory, ccfg)), "calibrated", classifier, threshold, ccfg)
         tables = {k: pd.concat([v, extra[k]], ignore_index=True) for k, v in tables.items()}
-    return {name: to_spark(ctx.spark, df, name) for name, df in tables.items()}
+    return {name: conform(df, name, spark=ctx.spark) for name, df in tables.items()}
 
 
 def _ground_truth_check(ctx, pdf: pd.DataFrame) -> None:
@@ -83,9 +58,8 @@ def _ground_truth_check(ctx, pdf: pd.DataFrame) -> None:
     truth = ctx.input("ground_truth")
     if not truth:
         return
+    # scipy.stats: heavy, only for the demo ground-truth check
     from scipy.stats import spearmanr
-
-    from crawlplan.dag import storage
 
     try:
         gt = ctx.spark.read.parquet(storage.join(str(truth), "hosts.parquet")).select(

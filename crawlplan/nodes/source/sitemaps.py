@@ -2,7 +2,7 @@
 
 One sitemap per site, trained in parallel: ``groupBy(site).applyInPandas`` hands each site's
 pages to one Python worker, which runs the same Spark-free code as ``crawlplan sitemap``
-(crawlplan.source.tables). The outputs travel as JSON rows tagged by dataset in one
+(crawlplan.source.sitemaps). The outputs travel as JSON rows tagged by dataset in one
 frame, persisted once, then parsed with each dataset's schema. A site whose learning fails
 becomes a sitemaps row with ``error`` set and a counter, never a failed job.
 """
@@ -12,11 +12,15 @@ from __future__ import annotations
 import json
 import traceback
 
+import numpy as np
 import pandas as pd
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
 
-from crawlplan.schemas import load_schema
+from crawlplan.schemas import conform, load_schema
+from crawlplan.source.experiment import feature_mode, site_specs, validate_params
+from crawlplan.source.mirror import SitePage, build_mirror
+from crawlplan.source.sitemaps import empty_sitemap, site_tables
 
 OUTPUTS = ("sitemaps", "page_clusters", "site_eval", "crawl_curves", "host_plans")
 _WIDE = "dataset string, site string, row string"
@@ -24,8 +28,6 @@ _WIDE = "dataset string, site string, row string"
 
 def _plain(value):
     """numpy scalars in JSON: integers stay integers (Spark's from_json nulls 3.0 in an int)."""
-    import numpy as np
-
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, (np.floating, np.bool_)):
@@ -35,10 +37,6 @@ def _plain(value):
 
 def _train_group(params: dict, specs: dict):
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        from crawlplan.source.experiment import feature_mode
-        from crawlplan.source.mirror import SitePage, build_mirror
-        from crawlplan.source.tables import _empty_sitemap, site_tables
-
         site = str(pdf["site"].iloc[0])
         try:
             pdf = pdf.sort_values("capture_order")
@@ -50,15 +48,13 @@ def _train_group(params: dict, specs: dict):
             tables = site_tables(mirror, params, specs.get(site))
         except Exception as exc:  # one odd site must not fail the job: record it
             detail = f"{type(exc).__name__}: {exc}"[:300] + " | " + traceback.format_exc(limit=2)[-300:]
-            tables = {"sitemaps": [_empty_sitemap(site, len(pdf), f"learning failed: {detail}")]}
+            tables = {"sitemaps": [empty_sitemap(site, len(pdf), f"learning failed: {detail}")]}
         rows = [(name, site, json.dumps(r, default=_plain)) for name, rs in tables.items() for r in rs]
         return pd.DataFrame(rows, columns=["dataset", "site", "row"])
     return fn
 
 
 def run(ctx):
-    from crawlplan.source.experiment import site_specs, validate_params
-
     params = dict(ctx.params)
     validate_params(params)         # a typo fails here, not as one error row per site
     truth = ctx.input("ground_truth")
@@ -68,9 +64,8 @@ def run(ctx):
         .persist(StorageLevel.MEMORY_AND_DISK)
     out = {}
     for name in OUTPUTS:
-        schema = load_schema(name)
-        parsed = wide.where(F.col("dataset") == name).select(F.from_json("row", schema.struct()).alias("r"))
-        out[name] = parsed.select(*[F.col(f"r.{c}").alias(c) for c in schema.names])
+        parsed = wide.where(F.col("dataset") == name).select(F.from_json("row", load_schema(name).struct()).alias("r"))
+        out[name] = conform(parsed.select("r.*"), name)
     failed = wide.where((F.col("dataset") == "sitemaps")
                         & F.get_json_object("row", "$.error").isNotNull()).count()
     if failed:

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from crawlplan.stats import correlate as C
-from crawlplan.stats import hoststats as H
+from crawlplan.stats import correlations, host_stats
 
 
 def run(ctx) -> dict:
-    p = ctx.params
+    settings = correlations.CorrelationsSettings.from_params(ctx.params)
     hs = ctx.read("host_scores")
     feats = ctx.read("host_features").where(F.col("in_graph"))
-    table = C.stratified_host_table(hs, feats)
-    corr = C.correlation_table(table, replicates=int(p.get("bootstrap_replicates", 1000)),
-                               seed=int(p.get("seed", 0)), alpha=float(p.get("alpha", 0.05)))
+    table = correlations.stratified_host_table(hs, feats)
+    corr = correlations.correlation_table(table, replicates=settings.bootstrap_replicates,
+                                          seed=settings.seed, alpha=settings.alpha)
     scores = ctx.read("scores")
-    classifiers = H.present_classifiers(scores, p.get("classifiers") or None)
-    long = H.long_scores(scores, classifiers)
-    dists = C.score_distributions(long, H.host_language(scores))
-    pairs = C.classifier_correlations(scores, H.active_classifiers(scores, classifiers))
+    classifiers = host_stats.present_classifiers(scores, settings.classifiers or None)
+    long = host_stats.long_scores(scores, classifiers)
+    dists = correlations.score_distributions(long, host_stats.host_language(scores))
+    pairs = correlations.classifier_correlations(scores, host_stats.active_classifiers(scores, classifiers))
     return {"correlations": corr, "score_distributions": dists, "classifier_correlations": pairs}

@@ -11,27 +11,26 @@ from pyspark.sql import functions as F
 
 from crawlplan.graph.gneissweb import read_gneissweb
 from crawlplan.graph.hostindex import read_host_index
-from crawlplan.stats import coverage as V
+from crawlplan.stats import host_quality
 
 
 def run(ctx) -> dict:
-    p = ctx.params
-    known_cols = list(p.get("known_columns") or ["nutch_numRecords"])
-    fetched_cols = list(p.get("fetched_columns") or ["fetch_200"])
+    settings = host_quality.HostQualitySettings.from_params(ctx.params)
+    known_cols, fetched_cols = list(settings.known_columns), list(settings.fetched_columns)
     notes: list[str] = []
-    hi = read_host_index(ctx.spark, ctx.input("host_index"), crawls=p.get("crawls") or None,
+    hi = read_host_index(ctx.spark, ctx.input("host_index"), crawls=list(settings.crawls) or None,
                          columns=sorted(set(known_cols + fetched_cols + ["url_host_tld"])), notes=notes,
-                         www_convention=p.get("www_convention"))
+                         www_convention=settings.www_convention)
     for n in notes:
         ctx.note(n)
-    cov = V.host_coverage(hi, known_cols, fetched_cols)
+    cov = host_quality.host_coverage(hi, known_cols, fetched_cols)
     frames = []
-    sources = p.get("sources") or []
-    if p.get("use_host_scores", True):
-        dens = V.density_from_host_scores(ctx.read("host_scores"))
+    sources = list(settings.sources)
+    if settings.use_host_scores:
+        dens = host_quality.density_from_host_scores(ctx.read("host_scores"))
         if sources:
             dens = dens.where(F.col("source").isin(*sources))
-        frames.append(V.host_quality(cov, dens))
+        frames.append(host_quality.host_quality(cov, dens))
     gw_path = ctx.input("gneissweb_annotations")
     if gw_path:
         gw_notes: list[str] = []
@@ -40,7 +39,7 @@ def run(ctx) -> dict:
             ctx.note(n)
         gw = gw.select("crawl", "rev_host", F.lit("gneissweb").alias("source"), "density",
                        F.col("pages").alias("density_docs"))
-        frames.append(V.host_quality(cov, gw, by_crawl_density=True))
+        frames.append(host_quality.host_quality(cov, gw, by_crawl_density=True))
     if not frames:
         raise ValueError("host_quality has no density source: enable use_host_scores or set "
                          "inputs.gneissweb_annotations")
@@ -50,12 +49,12 @@ def run(ctx) -> dict:
     hq = hq.persist()
     ctx.count("host_index_hosts", cov.count())
     ctx.count("host_quality_rows", hq.count())
-    edges = [float(x) for x in p.get("bin_edges", [0.0, 0.2, 0.4, 0.6, 0.8, 1.0])]
+    edges = list(settings.bin_edges)
     return {
         "host_quality": hq,
-        "coverage_summary": V.coverage_summary(hq, float(p.get("low_coverage", 0.2)),
-                                               replicates=int(p.get("bootstrap_replicates", 200)),
-                                               seed=int(p.get("seed", 0)), alpha=float(p.get("alpha", 0.05))),
-        "coverage_bins": V.coverage_bins(hq, edges, edges),
-        "missed_by_tld": V.missed_by_tld(hq),
+        "coverage_summary": host_quality.coverage_summary(hq, settings.low_coverage,
+                                                          replicates=settings.bootstrap_replicates,
+                                                          seed=settings.seed, alpha=settings.alpha),
+        "coverage_bins": host_quality.coverage_bins(hq, edges, edges),
+        "missed_by_tld": host_quality.missed_by_tld(hq),
     }

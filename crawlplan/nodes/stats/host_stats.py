@@ -8,23 +8,24 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from crawlplan.stats import hoststats as H
+from crawlplan import storage
+from crawlplan.stats import host_stats
 
 
 def run(ctx) -> dict:
-    p = ctx.params
+    settings = host_stats.HostStatsSettings.from_params(ctx.params)
     scores = ctx.read("scores")
-    classifiers = H.present_classifiers(scores, p.get("classifiers") or None)
+    classifiers = host_stats.present_classifiers(scores, settings.classifiers or None)
     if not classifiers:
-        raise ValueError(f"scores has none of the classifier columns {p.get('classifiers') or H.CLASSIFIERS}")
-    long = H.long_scores(scores, classifiers)
-    langs = H.host_language(scores)
-    min_docs = int(p.get("min_docs", 3))
-    hs = H.host_scores(long, langs, min_docs=min_docs, threshold=float(p.get("threshold", 0.5)))
-    icc = H.icc_table(long, [int(t) for t in p.get("icc_min_docs", [3, 5, 10])])
+        raise ValueError(f"scores has none of the classifier columns {settings.classifiers or host_stats.CLASSIFIERS}")
+    long = host_stats.long_scores(scores, classifiers)
+    langs = host_stats.host_language(scores)
+    min_docs = settings.min_docs
+    hs = host_stats.host_scores(long, langs, min_docs=min_docs, threshold=settings.threshold)
+    icc = host_stats.icc_table(long, list(settings.icc_min_docs))
     truth = ctx.input("ground_truth")
     if truth:
-        icc = icc.unionByName(_true_quality_icc(ctx, truth, scores, p))
+        icc = icc.unionByName(_true_quality_icc(ctx, truth, scores, settings))
     # one pass for both counters: a host is kept when any classifier reaches min_docs
     per_host = long.groupBy("rev_host", "classifier").count().groupBy("rev_host").agg(F.max("count").alias("n"))
     c = per_host.agg(F.count(F.lit(1)).alias("all"), F.sum((F.col("n") >= min_docs).cast("long")).alias("kept")).head()
@@ -34,14 +35,12 @@ def run(ctx) -> dict:
     return {"host_scores": hs, "icc": icc}
 
 
-def _true_quality_icc(ctx, truth, scores, p):
+def _true_quality_icc(ctx, truth, scores, settings):
     """ICC1 of true page quality over the pages that were actually scored (same hosts, same
     documents), so it is comparable with the classifiers' rows."""
-    from crawlplan.dag import storage
-
     path = storage.join(str(truth), "pages.parquet")
     pages = ctx.spark.read.parquet(path).select("url", F.col("true_quality").cast("double").alias("true_quality"))
     docs = scores.select("url", "surt_host_name", "rev_host", "host", "tld", "language").dropDuplicates(["url"])
     joined = docs.join(pages, "url", "inner")
-    long = H.long_scores(joined, ["true_quality"])
-    return H.icc_table(long, [int(t) for t in p.get("icc_min_docs", [3, 5, 10])])
+    long = host_stats.long_scores(joined, ["true_quality"])
+    return host_stats.icc_table(long, list(settings.icc_min_docs))

@@ -14,6 +14,7 @@ import pandas as pd
 
 
 def _module(fmt: str):
+    # the format modules import crawlplan.policies.export, which imports this package back
     from crawlplan.policies.exports import heritrix, nutch, urlfrontier
 
     return {"heritrix": heritrix, "cc-nutch": nutch.cc_nutch, "nutch": nutch.apache_nutch,

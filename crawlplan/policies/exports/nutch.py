@@ -18,6 +18,7 @@ segment, hosts, partitions. Its totals are the per-segment figures times the num
 from __future__ import annotations
 
 import math
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import SimpleNamespace
 from xml.sax.saxutils import escape
@@ -158,8 +159,6 @@ def read_seeds(path: Path) -> pd.DataFrame:
 
 
 def read_properties(path: Path) -> dict[str, str]:
-    import xml.etree.ElementTree as ET
-
     return {p.findtext("name"): p.findtext("value") for p in ET.parse(path).getroot().iter("property")}
 
 

@@ -11,13 +11,16 @@ graph releases are far larger (millions of documents, ~10^8 hosts) and use distr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from crawlplan.stats import reference as R
-from crawlplan.stats.hoststats import union_all
+from crawlplan.conf import Settings
+from crawlplan.stats import reference
+from crawlplan.stats.host_stats import union_all
 from crawlplan.stats.ranks import quantiles, spearman_matrix
 
 CORRELATION_SCHEMA = ("metric string, classifier string, stratum_kind string, stratum string, hosts long, "
@@ -25,6 +28,17 @@ CORRELATION_SCHEMA = ("metric string, classifier string, stratum_kind string, st
                       "ci_high double, bootstrap_replicates int")
 METRICS = ("log_hc", "log_pr")
 
+
+
+@dataclass(frozen=True)
+class CorrelationsSettings(Settings):
+    """Conf section ``stats.correlations``."""
+    SECTION = "stats.correlations"
+
+    classifiers: tuple[str, ...]
+    bootstrap_replicates: int
+    alpha: float
+    seed: int
 
 def stratified_host_table(host_scores: DataFrame, features: DataFrame, metrics=METRICS) -> DataFrame:
     """One row per (metric, classifier, stratum, host): the host median against the metric.
@@ -61,10 +75,10 @@ def group_correlations(pdf: pd.DataFrame, replicates: int, seed: int, alpha: flo
     y = pdf["y"].to_numpy(float)
     w = pdf["documents"].to_numpy(float)
     n = int(x.size)
-    rho = R.spearman(x, y) if n >= 3 else float("nan")
-    tau = R.kendall_tau(x, y) if n >= 3 else float("nan")
-    wrho = R.weighted_spearman(x, y, w) if n >= 3 else float("nan")
-    lo, hi = R.bootstrap_spearman(x, y, replicates, R.group_seed(seed, metric, classifier, kind, stratum), alpha)
+    rho = reference.spearman(x, y) if n >= 3 else float("nan")
+    tau = reference.kendall_tau(x, y) if n >= 3 else float("nan")
+    wrho = reference.weighted_spearman(x, y, w) if n >= 3 else float("nan")
+    lo, hi = reference.bootstrap_spearman(x, y, replicates, reference.group_seed(seed, metric, classifier, kind, stratum), alpha)
     return pd.DataFrame([{
         "metric": metric, "classifier": classifier, "stratum_kind": kind, "stratum": stratum, "hosts": n,
         "spearman": rho, "kendall": tau, "weighted_spearman": wrho, "ci_low": lo, "ci_high": hi,
@@ -74,7 +88,7 @@ def group_correlations(pdf: pd.DataFrame, replicates: int, seed: int, alpha: flo
 
 def correlation_table(table: DataFrame, *, replicates: int = 1000, seed: int = 0,
                       alpha: float = 0.05) -> DataFrame:
-    R.check_bootstrap(replicates, alpha)
+    reference.check_bootstrap(replicates, alpha)
 
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
         return group_correlations(pdf, replicates, seed, alpha)
@@ -131,27 +145,4 @@ def classifier_correlations(scores: DataFrame, classifiers: list[str]) -> DataFr
         return spark.createDataFrame([], schema)
     mat = spearman_matrix(core, "_doc", classifiers)
     rows = [(a, b, int(n), float(mat[i, j])) for i, a in enumerate(classifiers) for j, b in enumerate(classifiers)]
-    return spark.createDataFrame(rows, schema)
-
-
-def rank_stability(ranks_a: DataFrame, ranks_b: DataFrame, release_a: str, release_b: str) -> DataFrame:
-    """Spearman of HC and PR values between two releases over their common hosts (Table 2)."""
-    spark = ranks_a.sparkSession
-    a = ranks_a.select("rev_host", F.col("harmonicc_val").alias("hc_a"), F.col("pr_val").alias("pr_a"))
-    b = ranks_b.select("rev_host", F.col("harmonicc_val").alias("hc_b"), F.col("pr_val").alias("pr_b"))
-    both = a.join(b, "rev_host", "full_outer").groupBy().agg(
-        F.sum((F.col("hc_a").isNotNull() & F.col("hc_b").isNotNull()).cast("long")).alias("common"),
-        F.sum((F.col("hc_a").isNotNull() & F.col("hc_b").isNull()).cast("long")).alias("only_a"),
-        F.sum((F.col("hc_a").isNull() & F.col("hc_b").isNotNull()).cast("long")).alias("only_b")).head()
-    common = a.join(b, "rev_host", "inner").where(
-        F.col("hc_a").isNotNull() & F.col("hc_b").isNotNull() & F.col("pr_a").isNotNull() & F.col("pr_b").isNotNull())
-    schema = ("release_a string, release_b string, measure string, common_hosts long, only_a long, "
-              "only_b long, spearman double")
-    if (both.common or 0) < 3:
-        rho_hc = rho_pr = float("nan")
-    else:
-        m = spearman_matrix(common, "rev_host", ["hc_a", "hc_b", "pr_a", "pr_b"])
-        rho_hc, rho_pr = float(m[0, 1]), float(m[2, 3])
-    rows = [(release_a, release_b, name, int(both.common or 0), int(both.only_a or 0), int(both.only_b or 0), rho)
-            for name, rho in (("harmonic_centrality", rho_hc), ("pagerank", rho_pr))]
     return spark.createDataFrame(rows, schema)

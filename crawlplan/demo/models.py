@@ -1,5 +1,9 @@
 """Demo models: small fastText models trained on the demo generator's labelled text.
 
+They live with the demo generator, not in ``crawlplan.classify``: the classify library never
+imports demo code; the classify node hands ``train_demo`` to ``prepare_models`` when the conf
+allows demo stand-ins for missing model files.
+
 They use the real label schemes and are stored under the registry's file names, so the demo
 DAG exercises exactly the loading and scoring code that real models go through. A marker file
 beside each says it is a demo model; the classify node reports that loudly, because their
@@ -16,31 +20,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from crawlplan.classify.fasttext_model import preprocess
-from crawlplan.classify.models import DEMO_SUFFIX, ModelError, cache_path, is_remote
+from crawlplan.classify.models import DEMO_SUFFIX, DEMO_WARNING, ModelError, cache_path, is_remote
 from crawlplan.classify.registry import ClassifierSpec
-from crawlplan.conf import get
-
-DEMO_WARNING = "demo models: scores are not real quality"
+from crawlplan.conf import section
+from crawlplan.demo.text import labelled_texts
 
 TextsFn = Callable[[str, int, int], list[tuple[str, str]]]
 
 
-def default_texts_fn() -> TextsFn:
-    try:
-        from crawlplan.demo.text import labelled_texts
-    except ImportError as exc:
-        raise ModelError(f"demo models need crawlplan.demo.text.labelled_texts ({exc})") from None
-    return labelled_texts
-
-
 def demo_params(conf: dict) -> dict:
-    return {
-        "n": int(get(conf, "classify.demo.docs_per_model", 2000)),
-        "seed": int(get(conf, "classify.demo.seed", 0)),
-        "dim": int(get(conf, "classify.demo.dim", 16)),
-        "epoch": int(get(conf, "classify.demo.epoch", 10)),
-        "bucket": int(get(conf, "classify.demo.bucket", 100000)),
-    }
+    """Conf section ``classify.demo`` as ``train_one``'s arguments (and ``n`` texts per model)."""
+    demo = section(conf, "classify.demo")
+    return {"n": int(demo["docs_per_model"]), "seed": int(demo["seed"]), "dim": int(demo["dim"]),
+            "epoch": int(demo["epoch"]), "bucket": int(demo["bucket"])}
 
 
 def train_one(spec: ClassifierSpec, examples: list[tuple[str, str]], out_path: str, *, seed: int = 0,
@@ -50,6 +42,7 @@ def train_one(spec: ClassifierSpec, examples: list[tuple[str, str]], out_path: s
     One thread and a fixed seed make the file reproducible; ``wordNgrams=2`` matches the real
     bigram classifiers so prediction cost has the same shape.
     """
+    # fasttext: heavy native extension, loaded only to train demo models
     import fasttext
 
     if spec.kind != "fasttext":
@@ -96,7 +89,7 @@ def train_demo(specs: list[ClassifierSpec], conf: dict, *, texts_fn: TextsFn | N
     ``force`` retrains existing demo models but never overwrites a real (unmarked) model.
     """
     params = demo_params(conf)
-    fn = texts_fn or default_texts_fn()
+    fn = texts_fn or labelled_texts
     written: dict[str, str] = {}
     for spec in specs:
         if spec.kind != "fasttext":

@@ -22,7 +22,7 @@ def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str
     """
     site = mirror.site
     if len(mirror) < MIN_SITE_PAGES:
-        return {"sitemaps": [_empty_sitemap(site, len(mirror), "fewer than 2 HTML pages")],
+        return {"sitemaps": [empty_sitemap(site, len(mirror), "fewer than 2 HTML pages")],
                 "page_clusters": [], "site_eval": [], "crawl_curves": [], "host_plans": []}
     started = time.perf_counter()
     learner, sample = train_site(mirror, params)
@@ -63,7 +63,7 @@ def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str
             "host_plans": plans}
 
 
-def _empty_sitemap(site: str, pages: int, error: str) -> dict:
+def empty_sitemap(site: str, pages: int, error: str) -> dict:
     return {"site": site, "pages": pages, "train_pages": 0, "method": None, "eps": None, "eps_source": None,
             "n_features": 0, "n_clusters": 0, "outlier_share": None, "nav_entropy": None, "clusters": [],
             "navigation": [], "adjacency": [], "train_seconds": 0.0, "model_json": None, "error": error}

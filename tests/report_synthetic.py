@@ -1,7 +1,6 @@
 """Small, schema-conformant stand-ins for every dataset the report reads.
 
-Used by the report's tests (and ``crawlplan report --synthetic`` for a quick look at the layout)
-so the page can be exercised without running the whole DAG. Values are plausible, not real:
+Used by the report's tests so the page can be exercised without running the whole DAG. Values are plausible, not real:
 shapes (policies, budgets, strata, clusters) follow the producing nodes' schemas.
 """
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from crawlplan.conf import settings_from
 from crawlplan.policies import adaptive, sim
 from crawlplan.policies.population import Population, page_orders
 
@@ -22,19 +23,31 @@ DEPTH_POLICIES = ("uniform", "hc_depth", "sample_then_deepen", "eb_adaptive", "o
 
 @dataclass(frozen=True)
 class SweepConfig:
-    budgets: tuple[float, ...] = (0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75)
-    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
-    k: int = 3
-    sample_shares: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99)
-    reliability_ks: tuple[int, ...] = tuple(range(1, 21))
-    min_remaining: int = 5
-    random_repeats: int = 5
-    pilot_hosts: int = 2000
+    """Conf section ``policies.simulate`` (values and meaning: conf/defaults.yaml); the fields with a
+    default here are not conf keys but options of the code (the CLI's flags, the policy lists)."""
+    budgets: tuple[float, ...]
+    seeds: tuple[int, ...]
+    k: int
+    sample_shares: tuple[float, ...]
+    reliability_ks: tuple[int, ...]   # 1 .. reliability_k_max
+    min_remaining: int
+    random_repeats: int
+    pilot_hosts: int                  # at most 5% of the hosts (never below 10)
     adaptive_groups: bool = False   # measured: one global prior beats language x TLD-category priors
     adaptive_sizes: bool = True
     ordering_policies: tuple[str, ...] = ORDERING_POLICIES
     depth_policies: tuple[str, ...] = DEPTH_POLICIES
     extra: dict = field(default_factory=dict)
+
+
+def sweep_config(params: dict, hosts: int | None = None, **options) -> SweepConfig:
+    """``SweepConfig`` from conf section ``policies.simulate``; with ``hosts``, the eb_adaptive pilot
+    is cut to 5% of them (never below 10 hosts)."""
+    pilot = int(params["pilot_hosts"])
+    if hosts is not None:
+        pilot = int(min(pilot, max(10, int(np.ceil(0.05 * hosts)))))
+    derived = {"reliability_ks": tuple(range(1, int(params["reliability_k_max"]) + 1)), "pilot_hosts": pilot}
+    return settings_from(SweepConfig, params, "policies.simulate", **{**derived, **options})
 
 
 def _available(pop: Population, policy: str) -> bool:
@@ -155,3 +168,18 @@ def summarize_reliability(raw: pd.DataFrame) -> pd.DataFrame:
 def summarize(raw: dict) -> dict[str, pd.DataFrame]:
     return {"ordering_sim": summarize_ordering(raw["ordering"]), "depth_sim": summarize_depth(raw["depth"]),
             "sample_reliability": summarize_reliability(raw["reliability"])}
+
+
+def label_tables(tables: dict, population: str, classifier: str, threshold: float, cfg: SweepConfig) -> dict:
+    """``summarize``'s tables as the datasets hold them: which population, classifier and threshold
+    each row is about (one run may simulate the data and a calibrated population)."""
+    out = {}
+    for name, df in tables.items():
+        df = df.copy()
+        df.insert(0, "population", population)
+        df.insert(1, "classifier", classifier)
+        df.insert(2, "threshold", threshold)
+        if name == "sample_reliability":
+            df["min_remaining"] = cfg.min_remaining
+        out[name] = df
+    return out

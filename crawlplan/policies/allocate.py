@@ -10,13 +10,18 @@ politeness maximum). Every host gets a ``reason`` so a plan can be audited line 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
+from crawlplan.conf import settings_from
 from crawlplan.hosts import tld_category
+from crawlplan.policies import hostdata
 from crawlplan.policies.adaptive import beta_prior, posterior_mean
+from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE, tld_category_column
 
 BUDGET_COLUMNS = ["surt_host_name", "registered_domain", "tld", "language", "sample_size", "sampled_density",
                   "estimate", "allocated_pages", "rank", "policy", "reason"]
@@ -25,15 +30,22 @@ POLICIES = ("eb_shrinkage", "sample_then_deepen")
 
 @dataclass(frozen=True)
 class AllocatorConfig:
-    total_budget: int = 1_000_000        # pages to fetch in the next crawl
-    policy: str = "eb_shrinkage"         # eb_shrinkage | sample_then_deepen (raw sampled density)
-    politeness_max: int = 50_000         # most pages one host may get
-    default_cap: int = 1_000             # cap when the host index does not know the host
-    explore_share: float = 0.05          # budget reserved for hosts without a sample
-    explore_pages: int = 3               # pages per explored host (the next sample)
-    min_share_per_language: float = 0.0  # floor for every language present
-    language_floors: dict = field(default_factory=dict)      # language -> share of B
-    tld_category_floors: dict = field(default_factory=dict)  # academic|commercial|... -> share of B
+    """Conf section ``policies.allocate`` (the keys' meaning and defaults: conf/defaults.yaml)."""
+    total_budget: int            # pages to fetch in the next crawl
+    policy: str                  # eb_shrinkage | sample_then_deepen (raw sampled density)
+    politeness_max: int          # most pages one host may get
+    default_cap: int             # cap when the host index does not know the host
+    explore_share: float         # budget reserved for hosts without a sample
+    explore_pages: int           # pages per explored host (the next sample)
+    min_share_per_language: float  # floor for every language present
+    language_floors: dict        # language -> share of B
+    tld_category_floors: dict    # academic|commercial|... -> share of B
+
+    @classmethod
+    def from_params(cls, params: dict) -> AllocatorConfig:
+        cfg = settings_from(cls, params, "policies.allocate")
+        return replace(cfg, language_floors={str(k): float(v) for k, v in cfg.language_floors.items()},
+                       tld_category_floors={str(k): float(v) for k, v in cfg.tld_category_floors.items()})
 
     def __post_init__(self):
         if self.policy not in POLICIES:
@@ -44,9 +56,73 @@ class AllocatorConfig:
         if any(v < 0 for v in [*self.language_floors.values(), *self.tld_category_floors.values()]) or floors > 2.0:
             raise ValueError("floors are shares of the budget in [0, 1]")
 
+    @property
+    def explore_reserve(self) -> int:
+        """Pages reserved for hosts nobody sampled (when there are any to explore)."""
+        return int(round(self.explore_share * self.total_budget))
+
 
 def _category(tld: pd.Series) -> pd.Series:
     return tld.fillna("").astype(str).map(lambda t: tld_category(t) if t else "other")
+
+
+def category_means(sampled: pd.DataFrame) -> dict[str, float]:
+    """Pooled high-quality density of the sampled hosts per TLD macro-category: the estimate of a
+    host nobody sampled (its language is unknown, so the prior is pooled over languages)."""
+    if not len(sampled):
+        return {}
+    sums = sampled.assign(_cat=_category(sampled.tld)).groupby("_cat")[["hq_pages", "n_pages"]].sum()
+    return {str(c): float(hq / n) for c, hq, n in zip(sums.index, sums.hq_pages, sums.n_pages)}
+
+
+def explore_candidates(index: DataFrame, sampled: pd.DataFrame, cfg: AllocatorConfig, known_column: str,
+                       fetched_column: str) -> pd.DataFrame:
+    """The hosts of the host index nobody sampled that the exploration reserve can pay for, best
+    TLD-category prior first (then most uncrawled known URLs, then name): ``surt_host_name,
+    registered_domain, tld, cap_known``.
+
+    Ranked and cut in Spark (column expressions: the category rule is ``tld_category_column``), so
+    only as many hosts as the reserve can explore reach the driver, never a host index of tens of
+    millions of hosts."""
+    reserve = cfg.explore_reserve
+    means = category_means(sampled)
+    overall = float(sampled.hq_pages.sum() / sampled.n_pages.sum())
+    category = tld_category_column(F.translate(F.col("surt_host_name"), ",", "."))
+    estimate = F.lit(overall)
+    if means:
+        prior_of = F.create_map(*[x for c, m in sorted(means.items()) for x in (F.lit(c), F.lit(m))])
+        estimate = F.coalesce(F.element_at(prior_of, category), estimate)
+    known = index.sparkSession.createDataFrame(sampled[["surt_host_name"]])
+    candidates = (index.join(known, "surt_host_name", "left_anti")
+                  .select("surt_host_name", F.col("url_host_registered_domain").alias("registered_domain"),
+                          F.col("url_host_tld").alias("tld"),
+                          hostdata.uncrawled_known(known_column, fetched_column).alias("cap_known"))
+                  .withColumn("_estimate", estimate)
+                  .orderBy(F.desc("_estimate"), F.desc("cap_known"), F.asc("surt_host_name"))
+                  .limit(max(1, reserve)))
+    return candidates.drop("_estimate").toPandas()
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    budgets: pd.DataFrame       # the ``budgets`` rows, by rank
+    hosts_sampled: int
+    explore_candidates: int | None   # None: no host index, nothing to explore
+
+
+def plan_budgets(hosts: DataFrame, index: DataFrame | None, cfg: AllocatorConfig, *, classifier: str,
+                 known_column: str, fetched_column: str) -> BudgetPlan:
+    """The whole allocation from the per-host table (``hostdata.host_counts`` + ``with_host_index``)
+    and one crawl of the host index: sampled hosts on the driver, exploration candidates cut in
+    Spark, then ``allocate``."""
+    sampled = hostdata.to_pandas_hosts(hosts)
+    if sampled.empty:
+        raise ValueError(f"no host has a '{classifier}' score: nothing to allocate")
+    unsampled = None
+    if index is not None and cfg.explore_reserve > 0:
+        unsampled = explore_candidates(index, sampled, cfg, known_column, fetched_column)
+    return BudgetPlan(allocate(sampled, unsampled, cfg), len(sampled),
+                      None if unsampled is None else len(unsampled))
 
 
 def _fill(order: np.ndarray, room: np.ndarray, budget: int) -> np.ndarray:
@@ -71,7 +147,7 @@ def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: Allocat
     hq = s.hq_pages.to_numpy(dtype=np.float64)
     if (n <= 0).any() or (hq < 0).any() or (hq > n).any():
         raise ValueError("sampled hosts need n_pages > 0 and 0 <= hq_pages <= n_pages")
-    lang = s.language.fillna("und").astype(str)
+    lang = s.language.fillna(UNKNOWN_LANGUAGE).astype(str)
     cat = _category(s.tld)
     groups, gidx = np.unique((lang + "|" + cat).to_numpy(), return_inverse=True)
     prior = beta_prior(hq, n, gidx, len(groups))
@@ -91,13 +167,13 @@ def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: Allocat
     u = u[~u.surt_host_name.isin(s.surt_host_name)].reset_index(drop=True)
     u_cat = _category(u.tld) if len(u) else pd.Series([], dtype=object)
     # unsampled hosts: language unknown, so the prior of their TLD category pooled over languages
-    cat_mean = {c: float(hq[cat.to_numpy() == c].sum() / n[cat.to_numpy() == c].sum()) for c in set(cat)}
+    cat_mean = category_means(s)
     u["language"] = None
     u["sample_size"] = 0
     u["sampled_density"] = np.nan
     u["estimate"] = [cat_mean.get(c, prior.mean) for c in u_cat]
     u["policy"] = "explore"
-    u["_lang"], u["_cat"] = "und", u_cat
+    u["_lang"], u["_cat"] = UNKNOWN_LANGUAGE, u_cat
 
     rows = pd.concat([s, u], ignore_index=True) if len(u) else s
     cap_known = pd.to_numeric(rows.get("cap_known"), errors="coerce")
@@ -113,7 +189,7 @@ def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: Allocat
     reason[cap == 0] = "no_capacity"
 
     # 1. exploration reserve: the next sample of hosts nobody scored, best group prior first
-    reserve = int(round(cfg.explore_share * cfg.total_budget)) if is_explore.any() else 0
+    reserve = cfg.explore_reserve if is_explore.any() else 0
     ex_order = rank_order[is_explore[rank_order]]
     room = np.where(is_explore, np.minimum(cap, cfg.explore_pages), 0)
     give = _fill(ex_order, room, reserve)

@@ -22,15 +22,40 @@ taken over the hosts of the same crawl and quality source (ties at P90 count as 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from crawlplan.stats import reference as R
-from crawlplan.stats.hoststats import tld_category_col
+from crawlplan.conf import Settings
+from crawlplan.stats import reference
+from crawlplan.stats.host_stats import tld_category_column
 
 GROUP = ("crawl", "source")
 
+
+
+@dataclass(frozen=True)
+class HostQualitySettings(Settings):
+    """Conf section ``stats.host_quality``."""
+    SECTION = "stats.host_quality"
+
+    crawls: tuple[str, ...]
+    known_columns: tuple[str, ...]
+    fetched_columns: tuple[str, ...]
+    use_host_scores: bool
+    sources: tuple[str, ...]
+    low_coverage: float
+    bin_edges: tuple[float, ...]
+    bootstrap_replicates: int
+    alpha: float
+    seed: int
+    www_convention: str
+
+    def __post_init__(self):
+        if not self.known_columns or not self.fetched_columns:
+            raise ValueError("stats.host_quality.known_columns and fetched_columns must name host index columns")
 
 def _sum_cols(cols: list[str]):
     total = None
@@ -75,7 +100,7 @@ def host_quality(coverage: DataFrame, density: DataFrame, *, by_crawl_density: b
     out = joined.join(F.broadcast(cuts), list(GROUP))
     gem = (F.col("coverage") < F.col("coverage_median")) & (F.col("density") >= F.col("density_p90"))
     return out.select(
-        "crawl", "source", "surt_host_name", "rev_host", "tld", tld_category_col(F.col("rev_host")).alias(
+        "crawl", "source", "surt_host_name", "rev_host", "tld", tld_category_column(F.col("rev_host")).alias(
             "tld_category"), "known", "fetched", "coverage", "coverage_clipped", "density",
         F.col("density_docs").cast("long").alias("density_docs"), "missed_hq", gem.alias("gem"),
         "coverage_median", "density_p90")
@@ -85,8 +110,8 @@ def _spearman_group(pdf: pd.DataFrame, replicates: int, seed: int, alpha: float)
     pdf = pdf.sort_values("rev_host", kind="mergesort")
     crawl, source = pdf["crawl"].iloc[0], pdf["source"].iloc[0]
     x, y = pdf["coverage"].to_numpy(float), pdf["density"].to_numpy(float)
-    rho = R.spearman(x, y) if len(pdf) >= 3 else float("nan")
-    lo, hi = R.bootstrap_spearman(x, y, replicates, R.group_seed(seed, "coverage", crawl, source), alpha)
+    rho = reference.spearman(x, y) if len(pdf) >= 3 else float("nan")
+    lo, hi = reference.bootstrap_spearman(x, y, replicates, reference.group_seed(seed, "coverage", crawl, source), alpha)
     return pd.DataFrame([{"crawl": crawl, "source": source, "spearman_coverage_density": rho,
                           "ci_low": lo, "ci_high": hi}])
 
@@ -99,7 +124,7 @@ def coverage_summary(hq: DataFrame, low_coverage: float = 0.2, *, replicates: in
     (a group is one crawl's hosts of one source, a few million rows at most); the totals are
     plain aggregations.
     """
-    R.check_bootstrap(replicates, alpha)
+    reference.check_bootstrap(replicates, alpha)
 
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
         return _spearman_group(pdf, replicates, seed, alpha)

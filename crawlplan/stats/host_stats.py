@@ -7,12 +7,27 @@ and a classifier that was not run simply has no rows.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import reduce
 
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from crawlplan.conf import Settings
+from crawlplan.hosts import GENERIC_OTHER_TLDS
 from crawlplan.stats.reference import correlation_ceiling, icc1_from_sums, spearman_brown
+
+
+@dataclass(frozen=True)
+class HostStatsSettings(Settings):
+    """Conf section ``stats.host_stats``."""
+    SECTION = "stats.host_stats"
+
+    classifiers: tuple[str, ...]
+    min_docs: int
+    threshold: float
+    icc_min_docs: tuple[int, ...]
+
 
 CLASSIFIERS = ("dclm", "fineweb_edu", "gneissweb_quality", "gneissweb_sci", "gneissweb_edu", "gneissweb_tech",
                "gneissweb_med", "nemotron_quality", "nemotron_edu", "nemotron_info")
@@ -43,40 +58,48 @@ def long_scores(scores: DataFrame, classifiers: list[str]) -> DataFrame:
         F.col("score").isNotNull() & ~F.isnan("score"))
 
 
-def host_language(scores: DataFrame) -> DataFrame:
-    """``rev_host, primary_language, language_stratum`` (english | non-english | unknown).
-
-    A host's primary language is the most frequent known language of its documents (ties
-    broken alphabetically so reruns agree); hosts with no identified language are 'unknown'
-    and only enter the overall (unstratified) statistics.
-    """
-    known = scores.where(F.col("language").isNotNull() & (F.col("language") != "unknown")
-                         & (F.col("language") != ""))
-    counts = known.groupBy("rev_host", "language").agg(F.count(F.lit(1)).alias("n"))
-    w = Window.partitionBy("rev_host").orderBy(F.desc("n"), F.asc("language"))
-    top = counts.withColumn("_r", F.row_number().over(w)).where("_r = 1").select(
-        "rev_host", F.col("language").alias("primary_language"))
-    hosts = scores.select("rev_host").distinct().join(top, "rev_host", "left")
-    stratum = (F.when(F.col("primary_language").isNull(), "unknown")
-               .when(F.col("primary_language") == "en", "english").otherwise("non-english"))
-    return hosts.select("rev_host", F.coalesce("primary_language", F.lit("unknown")).alias("primary_language"),
-                        stratum.alias("language_stratum"))
-
-
-def tld_category_col(tld_col):
-    """Spark twin of ``crawlplan.hosts.tld_category`` on the reversed host (needs two labels)."""
-    from crawlplan.hosts import _GENERIC_OTHER
-
-    labels = F.split(tld_col, r"\.")
+def tld_category_column(rev_host):
+    """``crawlplan.hosts.tld_category`` as a Spark column on the reversed host (``com.example.blog``):
+    the same rule, evaluated in the JVM (it needs the last two labels). It lives here, not in
+    ``hosts``, so ``hosts`` stays importable without Spark (the crawl venv imports it)."""
+    labels = F.split(F.lower(rev_host), r"\.")
     tld = F.element_at(labels, 1)
     second = F.when(F.size(labels) >= 2, F.element_at(labels, 2)).otherwise(F.lit(""))
     return (F.when((tld == "edu") | second.isin("ac", "edu"), "academic")
             .when((tld == "gov") | second.isin("gov", "gouv", "go", "govt") | (tld == "mil"), "government")
             .when(tld.isin("com", "net"), "commercial")
             .when(tld == "org", "nonprofit")
-            .when((F.length(tld) == 2) & tld.rlike("^[a-z]{2}$") & ~tld.isin(*sorted(_GENERIC_OTHER)),
+            .when((F.length(tld) == 2) & tld.rlike("^[a-z]{2}$") & ~tld.isin(*sorted(GENERIC_OTHER_TLDS)),
                   "country-code")
             .otherwise("other"))
+
+
+UNKNOWN_LANGUAGE = "unknown"   # a host none of whose documents has an identified language
+
+
+def primary_language(docs: DataFrame, key: str = "rev_host") -> DataFrame:
+    """``key, primary_language``: the project's one host-language rule.
+
+    A host's primary language is the most frequent identified language of its documents (null,
+    empty and 'unknown' are not identified; ties broken alphabetically so reruns agree); a host
+    with no identified language is 'unknown'. ``key`` is the host key of the caller's tables
+    (``rev_host`` for the statistics, ``surt_host_name`` for the policies)."""
+    known = docs.where(F.col("language").isNotNull() & ~F.col("language").isin(UNKNOWN_LANGUAGE, ""))
+    counts = known.groupBy(key, "language").agg(F.count(F.lit(1)).alias("n"))
+    w = Window.partitionBy(key).orderBy(F.desc("n"), F.asc("language"))
+    top = counts.withColumn("_r", F.row_number().over(w)).where("_r = 1").select(
+        key, F.col("language").alias("primary_language"))
+    return docs.select(key).distinct().join(top, key, "left").select(
+        key, F.coalesce("primary_language", F.lit(UNKNOWN_LANGUAGE)).alias("primary_language"))
+
+
+def host_language(scores: DataFrame) -> DataFrame:
+    """``rev_host, primary_language, language_stratum`` (english | non-english | unknown); hosts
+    of unknown language only enter the overall (unstratified) statistics."""
+    stratum = (F.when(F.col("primary_language") == UNKNOWN_LANGUAGE, UNKNOWN_LANGUAGE)
+               .when(F.col("primary_language") == "en", "english").otherwise("non-english"))
+    return primary_language(scores, "rev_host").select("rev_host", "primary_language",
+                                                       stratum.alias("language_stratum"))
 
 
 def host_scores(long: DataFrame, languages: DataFrame, *, min_docs: int = 3,
@@ -98,7 +121,7 @@ def host_scores(long: DataFrame, languages: DataFrame, *, min_docs: int = 3,
         F.mean((F.col("score") > F.lit(threshold)).cast("double")).alias("share_above"),
     ).where(F.col("documents") >= F.lit(int(min_docs)))
     return agg.join(languages, "rev_host", "left").select(
-        "surt_host_name", "rev_host", "host", "tld", tld_category_col(F.col("rev_host")).alias("tld_category"),
+        "surt_host_name", "rev_host", "host", "tld", tld_category_column(F.col("rev_host")).alias("tld_category"),
         F.coalesce("primary_language", F.lit("unknown")).alias("primary_language"),
         F.coalesce("language_stratum", F.lit("unknown")).alias("language_stratum"),
         "classifier", "documents", "median", "mean", "std", "share_above",

@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 import uuid
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.errors import AnalysisException
+from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
-from crawlplan.schemas import DatasetSchema, check_schema, load_schema
+from crawlplan.schemas import DatasetSchema, check_schema, enforce, load_schema
 
 
 def _fs(spark: SparkSession, path: str):
@@ -91,20 +92,6 @@ def read_json(spark: SparkSession, path: str) -> dict | None:
     return json.loads(text) if text else None
 
 
-def enforce_schema(df: DataFrame, schema: DatasetSchema, context: str = "") -> DataFrame:
-    """Check types now and non-nullable columns while the data is written (no extra pass)."""
-    check_schema(df.schema, schema, context=context)
-    cols = []
-    for col in schema.columns:
-        c = F.col(col.name)
-        if not col.nullable:
-            c = F.when(c.isNull(), F.raise_error(
-                F.lit(f"dataset '{schema.name}': column '{col.name}' is null but the schema says "
-                      f"nullable: false"))).otherwise(c).alias(col.name)
-        cols.append(c)
-    return df.select(*cols)
-
-
 def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "",
                   schema: DatasetSchema | None = None) -> int:
     """Write ``df`` as Parquet at ``out_dir/dataset`` atomically; return the row count.
@@ -112,11 +99,9 @@ def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "
     The count is observed while the rows are written (``DataFrame.observe``), not read back
     in a second Spark job: on small inputs each extra job costs more than the write itself.
     """
-    from pyspark.sql import Observation
-
     schema = schema or load_schema(dataset)
     observed = Observation(f"rows_{dataset}")
-    checked = enforce_schema(df, schema, context=context).observe(observed, F.count(F.lit(1)).alias("rows"))
+    checked = enforce(df, schema, context=context).observe(observed, F.count(F.lit(1)).alias("rows"))
     final = join(out_dir, dataset)
     tmp = join(out_dir, "_tmp", f"{dataset}-{uuid.uuid4().hex[:12]}")
     writer = checked.write.mode("overwrite")
@@ -134,8 +119,6 @@ def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "
 
 def read_dataset(spark: SparkSession, dataset: str, path: str) -> DataFrame:
     """Read a declared dataset, keeping exactly the schema's columns in the schema's order."""
-    from pyspark.errors import AnalysisException
-
     schema = load_schema(dataset)
     try:
         df = spark.read.parquet(path)

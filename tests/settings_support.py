@@ -1,0 +1,28 @@
+"""Settings for tests: built the one way the code builds them (``from_params`` over the conf
+section of conf/defaults.yaml), with a test's overrides on top."""
+
+from __future__ import annotations
+
+from crawlplan.conf import load_conf, section
+from crawlplan.extract.records import ExtractSettings
+from crawlplan.policies.allocate import AllocatorConfig
+from crawlplan.policies.simulate import sweep_config as _sweep_config
+
+
+def allocator_config(**overrides) -> AllocatorConfig:
+    return AllocatorConfig.from_params({**section(load_conf(), "policies.allocate"), **overrides})
+
+
+def sweep_config(**overrides):
+    return _sweep_config(section(load_conf(), "policies.simulate"), **overrides)
+
+
+def extract_section(**overrides) -> dict:
+    return {**section(load_conf(), "extract"), **overrides}
+
+
+def extract_settings(**overrides) -> ExtractSettings:
+    return ExtractSettings.from_params(extract_section(**overrides), check_packages=False)
+
+
+__all__ = ["allocator_config", "sweep_config", "extract_section", "extract_settings"]
