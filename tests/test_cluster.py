@@ -14,7 +14,15 @@ import json
 import subprocess
 
 import pytest
-from cluster_support import REPO, cluster_conf, cluster_env, compare_runs, crawlplan, whole_pipeline_runs, write_yaml
+from cluster_support import (
+    REPO,
+    cluster_conf,
+    cluster_env,
+    compare_runs,
+    crawlplan,
+    whole_pipeline_runs,
+    write_yaml,
+)
 
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.ops.submit import spark_submit_binary

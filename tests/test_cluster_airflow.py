@@ -16,7 +16,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cluster_support import REPO, cluster_conf, cluster_env, compare_runs, crawlplan, whole_pipeline_runs, write_yaml
+from cluster_support import (
+    REPO,
+    cluster_conf,
+    cluster_env,
+    compare_runs,
+    crawlplan,
+    whole_pipeline_runs,
+    write_yaml,
+)
 
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.ops.submit import spark_submit_binary

@@ -10,6 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pyspark
 import pytest
 
 from crawlplan.conf import load_conf
@@ -174,22 +175,20 @@ def test_airflow_verb_writes_the_dag_file(tmp_path, capsys):
 
 
 def test_submit_finds_pysparks_spark_submit_and_the_client_drivers_python(pipeline, monkeypatch, tmp_path):
-    import pyspark
-
     monkeypatch.setenv("PATH", str(tmp_path))            # no activated venv: no spark-submit on PATH
     bundled = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    assert S.spark_submit_binary("spark-submit") == str(bundled)
-    assert S.spark_submit_binary("/opt/spark/bin/spark-submit") == "/opt/spark/bin/spark-submit"
+    assert submit.spark_submit_binary("spark-submit") == str(bundled)
+    assert submit.spark_submit_binary("/opt/spark/bin/spark-submit") == "/opt/spark/bin/spark-submit"
     with pytest.raises(FileNotFoundError, match="ops.spark_submit"):
-        S.spark_submit_binary("spark3-submit")
-    spec = S.SubmitSpec.from_conf(load_conf("cluster", overrides=["ops.master=spark://127.0.0.1:7077",
+        submit.spark_submit_binary("spark3-submit")
+    spec = submit.SubmitSpec.from_conf(load_conf("cluster", overrides=["ops.master=spark://127.0.0.1:7077",
                                                                   "ops.deploy_mode=client"]))
-    assert S.driver_defaults(spec, environ={}) == {"PYSPARK_DRIVER_PYTHON": sys.executable}
-    assert S.driver_defaults(spec, environ={"PYSPARK_DRIVER_PYTHON": "/my/python"}) == {}
-    script = S.render(S.commands(spec, pipeline), S.driver_defaults(spec, environ={}))
+    assert submit.driver_defaults(spec, environ={}) == {"PYSPARK_DRIVER_PYTHON": sys.executable}
+    assert submit.driver_defaults(spec, environ={"PYSPARK_DRIVER_PYTHON": "/my/python"}) == {}
+    script = submit.render(submit.commands(spec, pipeline), submit.driver_defaults(spec, environ={}))
     assert f'export PYSPARK_DRIVER_PYTHON="${{PYSPARK_DRIVER_PYTHON:-{sys.executable}}}"' in script
     spec.force = True
-    assert S.command(spec, pipeline, pipeline.nodes["classify"])[-1] == "--force"
+    assert submit.command(spec, pipeline, pipeline.nodes["classify"])[-1] == "--force"
     spec.deploy_mode = "cluster"
     with pytest.raises(ValueError, match="no cluster deploy mode for Python"):
-        S.check(spec)
+        submit.check(spec)

@@ -8,7 +8,10 @@ every executor sees (local disk in local mode, NFS) or shipped with ``SparkConte
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -17,7 +20,8 @@ import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from crawlplan.classify.models import is_remote
+from crawlplan.classify.fasttext_model import projection_path
+from crawlplan.classify.models import is_remote, local
 from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN, ModelRef, score_batch
 
 DISTRIBUTE_MODES = ("auto", "shared", "addfile")
@@ -83,8 +87,6 @@ def ship(spark, refs: list[ModelRef], cache_root: str) -> list[ModelRef]:
 def _staging_dir() -> str:
     """One folder per user for the staged links: a name, once registered with a SparkContext, must
     keep its path, so a model shipped again (a second run in the same session) reuses its link."""
-    import tempfile
-
     path = os.path.join(tempfile.gettempdir(), f"crawlplan-models-{os.getuid()}")
     os.makedirs(path, exist_ok=True)
     return path
@@ -93,12 +95,6 @@ def _staging_dir() -> str:
 def _ship_local(sc, ref: ModelRef, stage: str) -> ModelRef:
     """``<classifier>-<version>--<file>``: the version (a hash of the path and the model's key: its
     pin, or size and mtime) gives a replaced model a new name instead of a stale shipped copy."""
-    import hashlib
-    import shutil
-
-    from crawlplan.classify.fasttext_model import projection_path
-    from crawlplan.classify.models import local
-
     source = os.path.abspath(local(ref.path).rstrip("/"))
     version = hashlib.sha256(f"{source}\0{ref.key}".encode()).hexdigest()[:10]
     prefix = os.path.join(stage, f"{ref.spec.name}-{version}")
@@ -121,8 +117,6 @@ def _ship_local(sc, ref: ModelRef, stage: str) -> ModelRef:
 def _link_or_copy(source: str, target: str) -> None:
     """A hard link (Spark resolves symbolic links and would see the shared name again), or a copy
     when the staging folder is on another filesystem; kept when already there."""
-    import shutil
-
     if os.path.isfile(target):
         return
     tmp = f"{target}.tmp-{os.getpid()}"

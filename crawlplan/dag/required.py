@@ -11,8 +11,10 @@ per-file status outputs (any of its datasets with ``status`` and ``error`` colum
 
 from __future__ import annotations
 
+from pyspark.sql import functions as F
+
+from crawlplan import storage
 from crawlplan.conf import get
-from crawlplan.dag import storage
 from crawlplan.dag.pipeline import Node, Pipeline
 from crawlplan.schemas import load_schema
 from crawlplan.security import redact
@@ -79,8 +81,6 @@ def _status_summary(spark, dataset: str, roots: list[str]) -> list[str]:
         path = storage.join(root, dataset)
         if not storage.exists(spark, path):
             continue
-        from pyspark.sql import functions as F
-
         df = spark.read.parquet(path)
         statuses = df.groupBy("status").count().orderBy(F.desc("count")).collect()
         errors = [r["error"] for r in df.where(F.col("error").isNotNull()).select("error").distinct()

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import time
+import zipfile
 from pathlib import Path
 
 from pyspark.sql import DataFrame
@@ -51,8 +52,6 @@ def _package_sources() -> list[tuple[str, bytes]]:
         files = [(p.relative_to(package.parent).as_posix(), p) for p in package.rglob("*.py")]
         return sorted((name, p.read_bytes()) for name, p in files
                       if "/__pycache__/" not in name and "/_resources/" not in name)
-    import zipfile
-
     archive = next(p for p in package.parents if p.is_file())
     prefix = package.relative_to(archive).as_posix()
     with zipfile.ZipFile(archive) as zf:
