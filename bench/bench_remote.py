@@ -48,7 +48,7 @@ def main() -> int:
     from warcgen import member_offsets
 
     from crawlplan.warc.reader import FileOutcome, iter_records
-    from crawlplan.warc.remote import RetryPolicy, open_stream, read_range
+    from crawlplan.warc.remote import default_policy, open_stream, read_range
 
     path = realpages()
     size = path.stat().st_size
@@ -56,7 +56,7 @@ def main() -> int:
     offsets = member_offsets(data)
     step = max(1, len(offsets) // args.ranges)
     ranges = [(offsets[i], offsets[i + 1] - offsets[i]) for i in range(0, len(offsets) - 1, step)][: args.ranges]
-    policy = RetryPolicy()
+    policy = default_policy()
 
     def raw(source):
         with open_stream(source, policy) as stream:

@@ -43,10 +43,11 @@ def task_cpu(inputs: dict, base: str, sel, repeats: int = 2) -> dict:
     """CPU (``time.process_time``, this process only: exact under any load) of what one Spark task
     does, per record: ``process_warc_file`` over every listed file against ``process_warc_ranges``
     over the selected ranges, same settings, alternating, best of ``repeats``."""
+    from crawlplan.conf import load_conf, section
     from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
     from crawlplan.warc.listing import resolve_entry, resolve_inputs
 
-    settings = ExtractSettings(reader="fastwarc", extractor="resiliparse")
+    settings = ExtractSettings.from_params({**section(load_conf(), "extract"), "reader": "fastwarc", "extractor": "resiliparse"})
     files = resolve_inputs(inputs["warc_paths"], base=base)
     root = inputs["cc_index"]
     groups = [(resolve_entry(name, base, root), part[["offset", "length", "url"]].to_dict("records"))

@@ -7,6 +7,7 @@ from crawlplan.conf import load_conf, section
 from crawlplan.extract.records import ExtractSettings
 from crawlplan.policies.allocate import AllocatorConfig
 from crawlplan.policies.simulate import sweep_config as _sweep_config
+from crawlplan.warc.remote import RetryPolicy
 
 
 def allocator_config(**overrides) -> AllocatorConfig:
@@ -25,4 +26,8 @@ def extract_settings(**overrides) -> ExtractSettings:
     return ExtractSettings.from_params(extract_section(**overrides), check_packages=False)
 
 
-__all__ = ["allocator_config", "sweep_config", "extract_section", "extract_settings"]
+def retry_policy(**overrides) -> RetryPolicy:
+    return RetryPolicy.from_params({**section(load_conf(), "remote"), **overrides})
+
+
+__all__ = ["allocator_config", "sweep_config", "extract_section", "extract_settings", "retry_policy"]

@@ -9,12 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
+from settings_support import extract_settings
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from crawlplan import hosts
 from crawlplan.ccindex.build import build_index, iter_index_rows
-from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
+from crawlplan.extract.records import process_warc_file, process_warc_ranges
 from crawlplan.warc.ranges import parse_member
 from crawlplan.warc.remote import read_range
 
@@ -97,7 +98,7 @@ def test_a_range_over_loopback_http_equals_the_local_bytes(tiny_crawl):
 
 def test_sampled_rows_equal_full_rows_for_the_same_records_and_bad_ranges_are_rejects(tiny_crawl):
     root, index = tiny_crawl
-    settings = ExtractSettings(extractor="resiliparse", language_id="none")
+    settings = extract_settings(extractor="resiliparse", language_id="none")
     path = str(root / CRAWL_PATH)
     full = {r["offset"]: r for r in process_warc_file(path, settings) if r["kind"] != "file"}
     rows = [r for r in iter_index_rows(str(index)) if r["fetch_status"] == 200][:7]

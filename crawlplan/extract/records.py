@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from importlib.util import find_spec
 
 from crawlplan import hosts
-from crawlplan.conf import number_setting
+from crawlplan.conf import Settings, number_setting, settings_from
 from crawlplan.extract.decode import decode_html
 from crawlplan.extract.language import LANGUAGE_IDS, detect_language
 from crawlplan.extract.text import EXTRACTORS, ExtractionTimeout, extract_text, trafilatura_options
 from crawlplan.warc.ranges import RecordRange, iter_ranges
 from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records
-from crawlplan.warc.remote import RetryPolicy
+from crawlplan.warc.remote import RetryPolicy, default_policy
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # a file that gave no record at all still leaves one reject row saying why
@@ -27,25 +27,28 @@ FILE_REJECT_REASONS = {"missing": "missing_file", "corrupt": "read_error", "unre
 
 
 @dataclass
-class ExtractSettings:
-    reader: str = "warcio"
-    extractor: str = "trafilatura"
-    language_id: str = "cld2"
-    max_payload_bytes: int = 10_000_000
-    timeout_s: float = 30.0
-    min_text_chars: int = 1
-    trafilatura: dict = field(default_factory=lambda: {"favor_precision": True, "include_comments": False})
-    remote: RetryPolicy = field(default_factory=RetryPolicy)   # conf section ``remote``: retries for http(s)/S3
+class ExtractSettings(Settings):
+    """Conf section ``extract`` (values and meaning: conf/defaults.yaml) and the ``remote`` policy."""
+    SECTION = "extract"
+    reader: str
+    extractor: str
+    language_id: str
+    max_payload_bytes: int
+    timeout_s: float
+    min_text_chars: int
+    trafilatura: dict
+    remote: RetryPolicy       # conf section ``remote``: retries for http(s)/S3
 
     @classmethod
     def from_params(cls, params: dict, check_packages: bool = True, remote: dict | None = None) -> ExtractSettings:
-        known = {k: params[k] for k in ("reader", "extractor", "language_id", "max_payload_bytes", "timeout_s",
-                                        "min_text_chars") if k in params}
-        for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
-            if key in known:
-                known[key] = number_setting(f"extract.{key}", known[key], integer)
-        settings = cls(**known, trafilatura=trafilatura_options(params.get("trafilatura")),
-                       remote=RetryPolicy.from_conf(remote))
+        """Counts may be written 1e7 or 1000.0 (number_setting); ``remote`` is the conf section
+        ``remote`` (None: conf/defaults.yaml's)."""
+        numbers = {key: number_setting(f"extract.{key}", params[key], integer)
+                   for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False))
+                   if key in params}
+        policy = RetryPolicy.from_params(remote) if remote is not None else default_policy()
+        settings = settings_from(cls, params, cls.SECTION, **numbers,
+                                 trafilatura=trafilatura_options(params.get("trafilatura")), remote=policy)
         settings.validate(check_packages)
         return settings
 

@@ -23,7 +23,7 @@ from crawlplan.ccindex.sample import (
     read_cc_index,
     select_sample,
 )
-from crawlplan.conf import get, number_setting, section
+from crawlplan.conf import number_setting, section
 from crawlplan.dag.context import InputError
 from crawlplan.extract.failed_files import (
     TooManyFailedFiles,
@@ -41,18 +41,18 @@ OUTPUTS = ("documents", "rejects", "warc_files")
 
 def run(ctx):
     local = ctx.spark.sparkContext.master.startswith("local")
-    settings = ExtractSettings.from_params(ctx.params, check_packages=local, remote=get(ctx.conf, "remote", {}))
+    settings = ExtractSettings.from_params(ctx.params, check_packages=local, remote=section(ctx.conf, "remote"))
     base = str(section(ctx.conf, "inputs")["warc_base"])
     per_task = number_setting("extract.files_per_partition", ctx.params["files_per_partition"], integer=True)
     allowed_failures(ctx.params["max_failed_files"], 1)      # a typo fails now, not after the reading
     mode = extract_mode(ctx.params)
     sample = SampleSettings.from_params(ctx.params.get("sample"))
     if mode == "sampled":
-        if get(ctx.conf, "run.retry_failed", False):
+        if section(ctx.conf, "run")["retry_failed"]:
             raise ValueError("--retry-failed completes a full extract; a sampled extract is rerun whole "
                              "(it reads only the selected records)")
         outputs = sampled(ctx, settings, sample, base, per_task)
-    elif get(ctx.conf, "run.retry_failed", False):
+    elif section(ctx.conf, "run")["retry_failed"]:
         outputs = retry_failed(ctx, settings, per_task)
     else:
         outputs = extract_all(ctx, settings, base, per_task)

@@ -22,54 +22,42 @@ Clients are per process (``transports.py``), so one executor reuses its connecti
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from crawlplan.conf import number_setting
+from crawlplan.conf import Settings, load_conf, section
 from crawlplan.warc import transports
 from crawlplan.warc.transports import Gone, Refused, Transient
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
-    """How hard to try one file (conf section ``remote``)."""
-    max_attempts: int = 10           # requests per file, the first one included
-    max_retry_s: float = 900.0       # from a file's first failure, the longest it may keep retrying
-    backoff_s: float = 1.0           # first wait; doubles per retry, full jitter
-    backoff_max_s: float = 60.0      # cap on one wait (a longer Retry-After is still honoured)
-    connect_timeout_s: float = 10.0
-    read_timeout_s: float = 60.0     # no byte for this long: the read is retried from the last byte
-    buffer_bytes: int = 1 << 20      # bytes asked of the network per read
-    pool_connections: int = 16       # pooled connections per process and host
-    s3_endpoint: str = ""            # an S3-compatible endpoint (MinIO, Ceph, a test server); "" = AWS
-    s3_unsigned: bool = False        # anonymous S3 requests (buckets that allow them; not Common Crawl's)
+class RetryPolicy(Settings):
+    """How hard to try one file: conf section ``remote`` (values and meaning: conf/defaults.yaml)."""
+    SECTION = "remote"
+    max_attempts: int           # requests per file, the first one included
+    max_retry_s: float          # from a file's first failure, the longest it may keep retrying
+    backoff_s: float            # first wait; doubles per retry, full jitter
+    backoff_max_s: float        # cap on one wait (a longer Retry-After is still honoured)
+    connect_timeout_s: float
+    read_timeout_s: float       # no byte for this long: the read is retried from the last byte
+    buffer_bytes: int           # bytes asked of the network per read
+    pool_connections: int       # pooled connections per process and host
+    s3_endpoint: str            # an S3-compatible endpoint (MinIO, Ceph, a test server); "" = AWS
+    s3_unsigned: bool           # anonymous S3 requests (buckets that allow them; not Common Crawl's)
 
-    @classmethod
-    def from_conf(cls, section: dict | None) -> RetryPolicy:
-
-        section = dict(section or {})
-        unknown = set(section) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ValueError(f"unknown remote setting(s): {', '.join(sorted(unknown))}")
-        values = {}
-        for name, spec in cls.__dataclass_fields__.items():
-            if name not in section:
-                continue
-            value = section[name]
-            if spec.type in ("int", "float"):
-                value = number_setting(f"remote.{name}", value, integer=spec.type == "int")
-            elif spec.type == "bool":
-                value = str(value).lower() in ("1", "true", "yes", "on")
-            else:
-                value = str(value or "")
-            values[name] = value
-        policy = cls(**values)
-        if policy.max_attempts < 1 or policy.buffer_bytes < 1024 or policy.pool_connections < 1:
+    def __post_init__(self):
+        if self.max_attempts < 1 or self.buffer_bytes < 1024 or self.pool_connections < 1:
             raise ValueError("remote: max_attempts and pool_connections must be >= 1, buffer_bytes >= 1024")
-        return policy
+
+
+@functools.cache
+def default_policy() -> RetryPolicy:
+    """The policy of conf/defaults.yaml, for callers that pass none (local reads never use it)."""
+    return RetryPolicy.from_params(section(load_conf(), "remote"))
 
 
 class RemoteError(OSError):
@@ -329,7 +317,7 @@ def open_stream(path: str, policy: RetryPolicy | None = None, *, start: int = 0,
     request has already succeeded: :class:`Unreachable` / :class:`NotFound` are raised here, never
     from ``read``.
     """
-    policy = policy or RetryPolicy()
+    policy = policy or default_policy()
     if is_remote(path):
         return RemoteStream(path, policy, start, end)
     local = local_path(path)

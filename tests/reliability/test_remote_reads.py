@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from dataclasses import replace
 
 import pytest
 from faultserver import FaultServer
+from settings_support import extract_settings, retry_policy
 from warcgen import member_offsets
 
-from crawlplan.extract.records import ExtractSettings, process_warc_file
+from crawlplan.extract.records import process_warc_file
 from crawlplan.warc import remote, transports
 from crawlplan.warc.reader import FileOutcome, iter_records
 from crawlplan.warc.remote import NotFound, ReadIncomplete, RetryPolicy, Unreachable, read_range, read_ranges
 
 # short waits and timeouts: the faults are the same, the test is fast
-POLICY = RetryPolicy(max_attempts=4, max_retry_s=30, backoff_s=0.01, backoff_max_s=0.05, read_timeout_s=1.0,
+POLICY = retry_policy(max_attempts=4, max_retry_s=30, backoff_s=0.01, backoff_max_s=0.05, read_timeout_s=1.0,
                      buffer_bytes=64 << 10)
 NAME = "pages.warc.gz"
 
@@ -109,7 +111,7 @@ def test_a_retry_after_beyond_the_time_budget_is_not_waited_for(server, monkeypa
     waits = []
     monkeypatch.setattr(remote.time, "sleep", waits.append)
     server.faults({f"/{NAME}": [{"status": 503, "retry_after": "120"}]})
-    _, outcome = _records(f"{server.url}/{NAME}", policy=RetryPolicy(max_retry_s=60, backoff_s=0.01))
+    _, outcome = _records(f"{server.url}/{NAME}", policy=retry_policy(max_retry_s=60, backoff_s=0.01))
     assert outcome.status == "unreachable" and outcome.attempts == 1 and not waits
     assert "503" in outcome.last_error and "max_retry_s=60" in outcome.error
 
@@ -148,7 +150,7 @@ def test_a_stream_that_keeps_breaking_keeps_what_it_read(server, files, reader):
     records before the break, and the file is truncated with the accounting intact."""
     _, data, offsets = files
     server.faults({f"/{NAME}": [{"drop_after": 200_000, "repeat": True}]})
-    settings = ExtractSettings(reader=reader, extractor="resiliparse", remote=POLICY)
+    settings = replace(extract_settings(reader=reader, extractor="resiliparse"), remote=POLICY)
     rows = list(process_warc_file(f"{server.url}/{NAME}", settings))
     file_row = rows[-1]
     assert file_row["file_status"] == "truncated" and file_row["attempts"] == POLICY.max_attempts
@@ -223,7 +225,7 @@ S3_FAULTS = {
 @pytest.mark.parametrize("fault", sorted(S3_FAULTS))
 def test_s3_transient_faults_lose_nothing(s3, expected, fault):
     s3.reset()
-    policy = RetryPolicy(**{**POLICY.__dict__, "s3_endpoint": s3.url})
+    policy = replace(POLICY, s3_endpoint=s3.url)
     key = f"/commoncrawl/crawl-data/{NAME}"
     s3.faults({key: S3_FAULTS[fault]})
     rows, outcome = _records(f"s3://commoncrawl/crawl-data/{NAME}", policy=policy)
@@ -236,7 +238,7 @@ def test_s3_transient_faults_lose_nothing(s3, expected, fault):
 
 def test_s3_permanent_faults_and_one_client_per_process(s3):
     s3.reset()
-    policy = RetryPolicy(**{**POLICY.__dict__, "s3_endpoint": s3.url})
+    policy = replace(POLICY, s3_endpoint=s3.url)
     s3.faults({f"/commoncrawl/crawl-data/{NAME}": [{"status": 503, "repeat": True}]})
     _, outcome = _records(f"s3://commoncrawl/crawl-data/{NAME}", policy=policy)
     assert (outcome.status, outcome.attempts) == ("unreachable", POLICY.max_attempts) and "SlowDown" in outcome.last_error
