@@ -176,7 +176,7 @@ def test_record_ids_are_unique_and_duplicates_are_rejected(bad_run):
 def test_nothing_half_written_is_visible(bad_run):
     _, _, _, out = bad_run
     visible = sorted(p.name for p in out.iterdir() if not p.name.startswith("_"))
-    assert visible == ["documents", "rejects", "warc_files"]
+    assert visible == ["documents", "host_population", "rejects", "warc_files"]
     for name in visible:
         assert (out / name / "_SUCCESS").exists()
     leftovers = list((out / "_tmp").iterdir()) if (out / "_tmp").exists() else []
