@@ -99,7 +99,7 @@ def test_main_pipeline_on_the_cluster_resumes_and_equals_the_local_run(spark_clu
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
     for name in ("extract", "classify"):
         assert json.loads((out / "_markers" / f"{name}.json").read_text()) == markers[name], name   # not rewritten
-    assert "extract: documents, rejects, warc_files under" in second.stdout
+    assert "extract: documents, rejects, warc_files, host_population under" in second.stdout
     assert "classify: scores, classify_rejects, scores_extra under" in second.stdout
     assert second.stdout.count("are up to date (--force to redo)") == 2
     assert (out / "report" / "index.html").is_file()
