@@ -1,7 +1,7 @@
 """Rebuild the real-site WARC mirrors of scripts/sites.yaml from Debian documentation packages.
 
     python scripts/build_sites.py                    # every site -> data/sites/<site>.warc.gz
-    python scripts/build_sites.py --sites junit.org --max-pages 30 --out /tmp/slice
+    python scripts/build_sites.py --sites junit.org --max-pages 30 --out data/sites-slice
 
 Each site is one documentation package: ``apt-get download PKG`` (the only network access: the
 Debian archive), ``dpkg-deb -x``, then a breadth-first walk of the HTML files from the doc root's
