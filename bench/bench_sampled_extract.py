@@ -27,6 +27,9 @@ import time
 
 from benchlib import REPO, RESULTS, SHARED, cpu_seconds_by_process, machine, save, spark_session
 
+sys.path.insert(0, str(REPO / "tests" / "reliability"))
+from faultserver import FaultServer  # noqa: E402  (the tests' loopback server, with Range, no faults queued)
+
 
 def _index_real_files() -> tuple[list[str], str]:
     from crawlplan.ccindex.build import build_index
@@ -90,7 +93,6 @@ def main() -> int:
     from crawlplan.policies.sample_quality import read_share
     from crawlplan.warc.listing import resolve_entry
     from crawlplan.warc.remote import read_range
-    from crawlplan.warc.serve import serve_folder
 
     _, spark = spark_session(2)
     pipeline = load_pipeline("main")
@@ -159,7 +161,8 @@ def main() -> int:
 
         # range reads: local file against loopback HTTP, the same selected ranges
         root = base or os.path.dirname(inputs["cc_index"].rstrip("/"))
-        server, url = serve_folder(root)
+        server = FaultServer(root=root)     # no faults queued: a plain server that honours Range
+        url = server.url + "/"
         try:
             timings = {}
             for label, prefix in (("local", ""), ("http", url)):
@@ -180,8 +183,7 @@ def main() -> int:
                 print(f"demo sampled over HTTP: wall {r['wall_s']}s CPU {r['cpu_total_s']}s bytes {r['bytes_read']:,} "
                       f"out {r['responses_out']:,}", flush=True)
         finally:
-            server.shutdown()
-            server.server_close()
+            server.stop()
 
     sizes_demo = ds.dataset(demo["host_index"], format="parquet", partitioning="hive").to_table(
         columns=["fetch_200", "crawl"]).to_pandas()

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from faultserver import FaultServer
 from settings_support import extract_settings
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -83,16 +84,10 @@ def test_index_rows_point_at_their_records(tiny_crawl):
 
 
 def test_a_range_over_loopback_http_equals_the_local_bytes(tiny_crawl):
-    from crawlplan.warc.serve import serve_folder
-
     root, index = tiny_crawl
     row = next(r for r in iter_index_rows(str(index)) if r["url"].endswith("p3.html"))
-    server, base = serve_folder(str(root))
-    try:
-        remote = read_range(base + CRAWL_PATH, row["warc_record_offset"], row["warc_record_length"])
-    finally:
-        server.shutdown()
-        server.server_close()
+    with FaultServer(root=str(root)) as server:     # no faults queued: a plain server that honours Range
+        remote = read_range(f"{server.url}/{CRAWL_PATH}", row["warc_record_offset"], row["warc_record_length"])
     assert remote == read_range(str(root / CRAWL_PATH), row["warc_record_offset"], row["warc_record_length"])
 
 
