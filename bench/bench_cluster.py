@@ -85,6 +85,7 @@ def main() -> int:
             t0 = time.perf_counter()
             run = subprocess.run(["bash", "-c", block], cwd=args.work, capture_output=True, text=True)
             walls[node] = time.perf_counter() - t0
+            (args.work / f"{node}.log").write_text(run.stdout + run.stderr)   # progress lines: task counts
             if run.returncode:
                 raise SystemExit(f"{node} failed on the cluster:\n{run.stdout[-3000:]}{run.stderr[-3000:]}")
     finally:
