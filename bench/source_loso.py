@@ -50,6 +50,7 @@ CANDIDATES = {
     "default, target feedback 20": {"method": "default", "target_feedback": 20},
     "default, full Balance (balance_weight 1)": {"method": "default", "balance_weight": 1},
     "default, balance_weight 0.25": {"method": "default", "balance_weight": 0.25},
+    "default, structure-only target (target_url off)": {"method": "default", "target_url": "off"},
 }
 
 

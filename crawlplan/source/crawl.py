@@ -13,11 +13,15 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import links_by_apath
+from crawlplan.source.features import links_by_apath, url_family
 from crawlplan.source.mirror import Mirror
 
 MODES = ("bfs", "ucc", "target")
 FRONTIER_CAP = 3000
+# the example's URL family says nothing about the target when (nearly) the whole sample is in it
+# (a site generated into one folder: gtk-doc, Doxygen, texinfo)
+FAMILY_MAX_SHARE = 0.9
+FAMILY_TIE = 1e-6
 
 
 def sample_apath(mirror: Mirror, n: int, *, seed: int = 0, start: str | None = None) -> list[str]:
@@ -111,7 +115,8 @@ class CrawlSimulator:
         if mode == "target":
             if not example:
                 raise ValueError("a target crawl needs an example page URL")
-            feedback = TargetFeedback(self.learner, self.rows, self.target_cluster(example))
+            feedback = TargetFeedback(self.learner, self.rows, self.target_cluster(example),
+                                      example=self.mirror.resolve(example))
         elif mode == "ucc":
             info_c = nav.info(self.learner.hubs_, self.learner.authorities_, self.learner.alpha_ucc)
         start = start or self.mirror.entry
@@ -124,7 +129,7 @@ class CrawlSimulator:
             if feedback is not None and feedback.learns and row is not None:
                 # lazy re-scoring: a row's value changes as its fetches are classified; an entry
                 # whose row lost value goes back unless it still beats the best waiting one
-                now = -feedback.score(row)
+                now = -feedback.score(row, url)
                 if now > neg + 1e-12 and heap and now > heap[0][0]:
                     heapq.heappush(heap, (now, order, url, row))
                     continue
@@ -138,7 +143,7 @@ class CrawlSimulator:
             if ci != -1:
                 counts[ci] += 1
             if feedback is not None and row is not None:
-                feedback.observe(row, ci)
+                feedback.observe(row, ci, page_url)
             values = (nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring,
                                              getattr(self.learner, "balance_weight_", 1.0))
                       if mode == "ucc" else None)
@@ -149,7 +154,7 @@ class CrawlSimulator:
                 key = (ci, apath)
                 score = 0.0
                 if feedback is not None:
-                    score = feedback.score(key)
+                    score = feedback.score(key, target)
                 elif values is not None:
                     probs = self.rows.get(key)
                     score = nav.score_row(probs, values) if probs else 0.0
@@ -171,9 +176,17 @@ class TargetFeedback:
     the table's value weighted as ``target_feedback`` pages, plus the crawler's own fetches
     through that row, classified by the sitemap (no page types involved). With 0 the score is
     the paper's, fixed at enqueue time.
+
+    With ``target_url`` ``family`` the example page's URL family (:func:`url_family`: its
+    folder and depth) is a second sign of the target: a link in that family scores as a sure
+    target link (P(C_t) = 1, ahead of an equal score outside the family) whatever its row says,
+    and a fetched page in it counts as a hit. Templates shared by several
+    kinds of page (Sphinx prose: release notes, topics, how-tos) put them in one cluster; the
+    folder a generator writes them to still tells them apart. Not used when more than
+    ``FAMILY_MAX_SHARE`` of the training sample is in the family (one folder for the whole site).
     """
 
-    def __init__(self, learner, rows: dict, target: int):
+    def __init__(self, learner, rows: dict, target: int, example: str | None = None):
         A = nav.adjacency(learner.navigation_, learner.clusters_)
         self.hubs, _ = nav.hits(A, learner.clusters_, target=target)
         self.rows, self.target = rows, target
@@ -183,6 +196,10 @@ class TargetFeedback:
         self._prior: dict[tuple, tuple[float, float]] = {}
         self.fetched: Counter = Counter()
         self.hits: Counter = Counter()
+        self.family = example_family(learner, example)
+
+    def in_family(self, url: str | None) -> bool:
+        return self.family is not None and url is not None and url_family(url) == self.family
 
     def prior(self, row: tuple) -> tuple[float, float]:
         """(P(C_t | row), expected hub score behind row) from the navigation table."""
@@ -192,13 +209,26 @@ class TargetFeedback:
                                 sum(p * self.hubs.get(c, 0.0) for c, p in probs.items()))
         return self._prior[row]
 
-    def observe(self, row: tuple, cluster: int) -> None:
+    def observe(self, row: tuple, cluster: int, url: str | None = None) -> None:
         self.fetched[row] += 1
-        self.hits[row] += cluster == self.target
+        self.hits[row] += cluster == self.target or self.in_family(url)
 
-    def score(self, row: tuple) -> float:
+    def score(self, row: tuple, url: str | None = None) -> float:
         p_target, hub = self.prior(row)
+        if self.in_family(url):
+            # P = 1, and ahead of a link of the same row's score outside the family
+            return self.alpha + (1 - self.alpha) * hub + FAMILY_TIE
         if self.learns:
             m = self.prior_weight
             p_target = (self.hits[row] + m * p_target) / (self.fetched[row] + m)
         return self.alpha * p_target + (1 - self.alpha) * hub
+
+
+def example_family(learner, example: str | None) -> str | None:
+    """The example page's URL family when the learner uses it (``target_url`` family) and it
+    narrows the site: at most ``FAMILY_MAX_SHARE`` of the training sample in it."""
+    if getattr(learner, "target_url_", "off") != "family" or not example:
+        return None
+    families = getattr(learner, "url_families_", None) or {}
+    family, total = url_family(example), sum(families.values())
+    return family if total and families.get(family, 0) / total <= FAMILY_MAX_SHARE else None

@@ -174,6 +174,19 @@ def _host(url: str) -> str:
         return ""
 
 
+def url_family(url: str) -> str:
+    """A URL's family: host, folder, depth and query keys (``docs.x.org/en/3.2/releases/|4|``).
+    Pages a site generates from one listing usually sit side by side in one folder; the target
+    crawl may use the example page's family as a second sign of the target (``target_url``)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    segs = parts.path.split("/")
+    keys = ",".join(sorted({kv.split("=", 1)[0] for kv in parts.query.split("&") if kv}))
+    return f"{(parts.hostname or '').lower()}{'/'.join(segs[:-1])}/|{len(segs)}|{keys}"
+
+
 def links_by_apath(links: list[tuple[str, str]]) -> dict[str, list[str]]:
     """U(p, x): the page's distinct links grouped by Apath, first-seen order kept."""
     out: dict[str, list[str]] = {}

@@ -29,6 +29,11 @@ Two configurations (``method``):
     of leading to the target cluster starts at the navigation table's value, weighted as 5
     pages, and is updated by what the crawler's own classifier says about the pages it fetched
     through that row, so branches that yield no targets stop being expanded.
+  * the target crawl also reads the example page's URL (``target_url: family``): links into the
+    example's folder (same depth) are target links whatever the cluster says, unless that
+    folder holds more than 90% of the sample. Sphinx renders release notes, topics and how-tos
+    with one template, so one cluster holds them all; the folder tells them apart (leave-one-
+    site-out, docs/source.md).
   * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
     paper's full Balance a site of two or three clusters is pushed into its non-content cluster
     as soon as the content cluster leads (scrapy's source listings).
@@ -40,15 +45,17 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import XPATH_CLASS_MODES, extract
+from crawlplan.source.features import XPATH_CLASS_MODES, extract, url_family
 
 METHODS = ("default", "paper")
+TARGET_URL_MODES = ("off", "family")
 _W_TABLE = ((100, 16.0), (200, 12.0), (500, 6.0), (1000, 4.8))
 FORMAT = "crawlplan.sitemap/1"
 
@@ -153,7 +160,7 @@ class SitemapLearner:
                  eps_rule: str | None = None, w_table: dict | None = None, max_outlier_share: float = 0.25, min_clusters: int = 3,
                  n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8,
                  noise_radius: float | None = None, target_feedback: float | None = None,
-                 balance_weight: float | None = None):
+                 balance_weight: float | None = None, target_url: str | None = None):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -173,6 +180,7 @@ class SitemapLearner:
         self.noise_radius = noise_radius
         self.target_feedback = target_feedback
         self.balance_weight = balance_weight
+        self.target_url = target_url
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -209,6 +217,14 @@ class SitemapLearner:
         return 1.0 if self.method == "paper" else 0.5
 
     @property
+    def target_url_(self) -> str:
+        """``family``: the target crawl also takes the example page's URL family (its folder and
+        depth, see ``crawl.url_family``) as a sign of the target; ``off``: structure only."""
+        if self.target_url is not None:
+            return self.target_url
+        return "off" if self.method == "paper" else "family"
+
+    @property
     def eps_rule_(self) -> str:
         return self.eps_rule or ("histogram" if self.method == "paper" else "select")
 
@@ -217,7 +233,8 @@ class SitemapLearner:
         node calls it on the driver so a typo fails the job instead of every site."""
         choices = {"xpath_classes": (self.xpath_classes_, XPATH_CLASS_MODES), "norm": (self.norm_, ("l1", "l2")),
                    "clusterer": (self.clusterer_, ("dbscan", "hdbscan")), "num_bins": (self.num_bins, ("div", "mul")),
-                   "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select"))}
+                   "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select")),
+                   "target_url": (self.target_url_, TARGET_URL_MODES)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -239,7 +256,7 @@ class SitemapLearner:
         return {k: getattr(self, k) for k in ("method", "min_pts", "xpath_classes", "clusterer", "num_bins",
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
                                              "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
-                                             "target_feedback", "balance_weight")}
+                                             "target_feedback", "balance_weight", "target_url")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
@@ -300,6 +317,7 @@ class SitemapLearner:
         self._fit_knn()
         self._cluster_stats(Xv)
         if urls is not None:
+            self.url_families_ = dict(Counter(url_family(u) for u in urls))
             if links is None:
                 links = [getattr(x, "links", []) for x in X]
             self.fit_navigation(urls, links, resolve=resolve)
@@ -453,6 +471,8 @@ class SitemapLearner:
             out["navigation"] = nav.navigation_to_rows(self.navigation_)
             out["hubs"] = {str(k): v for k, v in self.hubs_.items()}
             out["authorities"] = {str(k): v for k, v in self.authorities_.items()}
+        if hasattr(self, "url_families_"):
+            out["url_families"] = self.url_families_
         return out
 
     def to_json(self) -> str:
@@ -485,5 +505,7 @@ class SitemapLearner:
             self.hubs_ = {int(k): v for k, v in data["hubs"].items()}
             self.authorities_ = {int(k): v for k, v in data["authorities"].items()}
             self.nav_entropy_ = nav.mean_row_entropy(self.navigation_)
+        if "url_families" in data:
+            self.url_families_ = {k: int(v) for k, v in data["url_families"].items()}
         self._fit_knn()
         return self
