@@ -217,8 +217,9 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
 def _print_crawls(summary: list[dict]) -> None:
     f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
     print("| site | clustering micro-F SOUrCe / MDL / iRobot | iRobot clusters | UCC VR BFS / SOUrCe / iRobot "
-          "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target HR ceiling | target recall SOUrCe |")
-    print("|---|---|---:|---|---|---|---:|---:|")
+          "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target HR ceiling | target recall SOUrCe "
+          "| SOUrCe's own hit rate |")
+    print("|---|---|---:|---|---|---|---:|---:|---:|")
     for r in summary:
         def g(*keys, r=r):
             return " / ".join(f(r.get(k)) for k in keys)
@@ -227,7 +228,8 @@ def _print_crawls(summary: list[dict]) -> None:
               f"| {g('ucc/bfs/valid_ratio', 'ucc/source/valid_ratio', 'ucc/irobot/valid_ratio')} "
               f"| {g('ucc/bfs/recall', 'ucc/source/recall', 'ucc/irobot/recall')} "
               f"| {g('target/bfs/harvest_rate', 'target/source/harvest_rate', 'target/tpm/harvest_rate')} "
-              f"| {f(r.get('target/ceiling/harvest_rate'))} | {f(r.get('target/source/recall'))} |")
+              f"| {f(r.get('target/ceiling/harvest_rate'))} | {f(r.get('target/source/recall'))} "
+              f"| {f(r.get('target/source_own/harvest_rate'))} |")
 
 
 def _plot(curves: list[dict], png: Path) -> None:

@@ -73,6 +73,7 @@ class Step:
     url: str
     cluster: int
     score: float
+    hit: bool = False     # target crawl: the crawler's own verdict (target cluster or example family)
 
 
 def check_features(mirror: Mirror, learner) -> None:
@@ -139,7 +140,8 @@ class CrawlSimulator:
                 continue
             crawled.add(page_url)
             ci = self.cluster_of[page_url]
-            steps.append(Step(len(steps), page_url, ci, -neg))
+            steps.append(Step(len(steps), page_url, ci, -neg,
+                              feedback is not None and feedback.is_hit(ci, page_url)))
             if ci != -1:
                 counts[ci] += 1
             if feedback is not None and row is not None:
@@ -209,9 +211,12 @@ class TargetFeedback:
                                 sum(p * self.hubs.get(c, 0.0) for c, p in probs.items()))
         return self._prior[row]
 
+    def is_hit(self, cluster: int, url: str | None = None) -> bool:
+        return cluster == self.target or self.in_family(url)
+
     def observe(self, row: tuple, cluster: int, url: str | None = None) -> None:
         self.fetched[row] += 1
-        self.hits[row] += cluster == self.target or self.in_family(url)
+        self.hits[row] += self.is_hit(cluster, url)
 
     def score(self, row: tuple, url: str | None = None) -> float:
         p_target, hub = self.prior(row)

@@ -205,6 +205,8 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
             for method, mode in (("bfs", "bfs"), ("source", "target")):
                 steps = sim.run(mode, budget, example=example)
                 add("target", method, target_scores([all_types[s.url] for s in steps], target, len(targets)))
+                if mode == "target" and steps:   # what the crawler itself counted as targets
+                    add("target", "source_own", {"harvest_rate": sum(s.hit for s in steps) / len(steps)})
                 if curves is not None:
                     curves += crawl_curve("target", method, [all_types[s.url] for s in steps], {target},
                                           len(targets))
