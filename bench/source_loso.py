@@ -51,6 +51,8 @@ CANDIDATES = {
     "default, full Balance (balance_weight 1)": {"method": "default", "balance_weight": 1},
     "default, balance_weight 0.25": {"method": "default", "balance_weight": 0.25},
     "default, structure-only target (target_url off)": {"method": "default", "target_url": "off"},
+    "default, binary tf (presence x idf)": {"method": "default", "binary_tf": True},
+    "default, layout paths dropped (max_df 0.5)": {"method": "default", "max_df": 0.5},
 }
 
 

@@ -160,7 +160,8 @@ class SitemapLearner:
                  eps_rule: str | None = None, w_table: dict | None = None, max_outlier_share: float = 0.25, min_clusters: int = 3,
                  n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8,
                  noise_radius: float | None = None, target_feedback: float | None = None,
-                 balance_weight: float | None = None, target_url: str | None = None):
+                 balance_weight: float | None = None, target_url: str | None = None,
+                 binary_tf: bool = False, max_df: float = 1.0):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -181,6 +182,8 @@ class SitemapLearner:
         self.target_feedback = target_feedback
         self.balance_weight = balance_weight
         self.target_url = target_url
+        self.binary_tf = binary_tf
+        self.max_df = max_df
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -248,6 +251,10 @@ class SitemapLearner:
             raise ValueError(f"noise_radius must be >= 0 (a multiple of eps), got {self.noise_radius!r}")
         if not isinstance(self.target_feedback_, (int, float)) or not self.target_feedback_ >= 0:
             raise ValueError(f"target_feedback must be >= 0 (pages), got {self.target_feedback!r}")
+        if not isinstance(self.max_df, (int, float)) or isinstance(self.max_df, bool) or not 0 < self.max_df <= 1:
+            raise ValueError(f"max_df must be in (0, 1] (a share of the sample's pages), got {self.max_df!r}")
+        if not isinstance(self.binary_tf, bool):
+            raise ValueError(f"binary_tf must be true or false, got {self.binary_tf!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
             raise ValueError(f"eps must be > 0 when given, got {self.eps!r}")
         return self
@@ -256,7 +263,8 @@ class SitemapLearner:
         return {k: getattr(self, k) for k in ("method", "min_pts", "xpath_classes", "clusterer", "num_bins",
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
                                              "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
-                                             "target_feedback", "balance_weight", "target_url")}
+                                             "target_feedback", "balance_weight", "target_url", "binary_tf",
+                                             "max_df")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
@@ -267,7 +275,8 @@ class SitemapLearner:
         return [getattr(x, "xpaths", x) for x in X]
 
     def transform(self, X) -> sparse.csr_matrix:
-        """log-tf-idf over the learned vocabulary, L1- (paper) or L2-normalised, new pages too
+        """log-tf-idf (``binary_tf``: presence x idf) over the learned vocabulary, L1- (paper) or
+        L2-normalised, new pages too
         (the authors' code skipped this for new pages, a bug the notes call out)."""
         bags = self._bags(X)
         index = self._index
@@ -278,7 +287,7 @@ class SitemapLearner:
                 if j is not None and tf > 0:
                     rows.append(r)
                     cols.append(j)
-                    vals.append(math.log2(1 + tf) * self.idf_[j])
+                    vals.append((1.0 if self.binary_tf else math.log2(1 + tf)) * self.idf_[j])
         M = sparse.csr_matrix((vals, (rows, cols)), shape=(len(bags), len(self.vocabulary_)))
         if self.norm_ not in ("l1", "l2"):
             raise ValueError(f"norm must be l1 or l2, got {self.norm_!r}")
@@ -305,7 +314,8 @@ class SitemapLearner:
             for path in bag:
                 df[path] = df.get(path, 0) + 1
         theta = self.min_pts if n >= 2 * self.min_pts else 1
-        self.vocabulary_ = sorted(p for p, d in df.items() if d >= theta)
+        # max_df < 1 drops the layout: paths on more than that share of the sample (measured, not kept)
+        self.vocabulary_ = sorted(p for p, d in df.items() if d >= theta and d <= self.max_df * n)
         self._index = {p: i for i, p in enumerate(self.vocabulary_)}
         self.idf_ = np.array([math.log2(n / df[p]) for p in self.vocabulary_], dtype=float)
         self.n_features_ = len(self.vocabulary_)
