@@ -149,6 +149,7 @@ def test_target_crawl_takes_the_example_url_family():
     learner.url_families_ = {url_family(example): 95, url_family("https://s.org/topics/x.html"): 5}
     assert example_family(learner, example) is None     # one folder for 95% of the site
     assert example_family(SitemapLearner(method="paper"), example) is None
+    assert example_family(SitemapLearner(), example) is None   # a sitemap saved without families
     off = SitemapLearner(target_url="off")
     off.navigation_, off.clusters_, off.url_families_ = table, [0, 1], families
     structure_only = TargetFeedback(off, rows, target=1, example=example)
