@@ -5,7 +5,7 @@ from test_source_synth import HOST, TYPES, bfs_order, forum_pages
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, _generalise, link_schema
-from crawlplan.source.crawl import CrawlSimulator, TargetFeedback, example_family, sample_apath, sample_bfs
+from crawlplan.source.crawl import CrawlSimulator, TargetFeedback, sample_apath, sample_bfs
 from crawlplan.source.evaluate import (
     PageTyper,
     clustering_scores,
@@ -15,7 +15,6 @@ from crawlplan.source.evaluate import (
     ucc_scores,
 )
 from crawlplan.source.experiment import SiteSpec, evaluate_site, host_plan, train_site
-from crawlplan.source.features import url_family
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import SitePage, build_mirror
 
@@ -117,45 +116,6 @@ def test_target_feedback_demotes_rows_that_yield_no_targets():
         SitemapLearner(target_feedback=-1).validate()
     with pytest.raises(ValueError, match="balance_weight"):
         SitemapLearner(balance_weight=2).validate()
-
-
-def test_url_family_is_folder_depth_and_query_keys():
-    fam = url_family("https://Docs.x.org/en/3.2/releases/3.0.html")
-    assert fam == url_family("https://docs.x.org/en/3.2/releases/4.1.html")          # a sibling
-    assert fam != url_family("https://docs.x.org/en/3.2/topics/http.html")           # another folder
-    assert fam != url_family("https://docs.x.org/en/3.2/releases/old/1.0.html")      # deeper
-    assert url_family("https://f.io/t?id=1&p=2") == url_family("https://f.io/t?p=9&id=3")
-    assert url_family("https://f.io/t?id=1") != url_family("https://f.io/t?q=1")
-
-
-def test_target_crawl_takes_the_example_url_family():
-    """Two rows lead to the target cluster 1 equally often; with ``target_url`` family a link
-    in the example's folder outranks one elsewhere under the same row and a fetched page there
-    is a hit even outside the cluster. A folder holding (nearly) the whole sample is ignored."""
-    table = {(0, "a"): {1: 2.0, 0: 2.0}}
-    rows = {k: nav.row_probabilities(v) for k, v in table.items()}
-    example = "https://s.org/releases/3.0.html"
-    families = {url_family(example): 40, url_family("https://s.org/topics/x.html"): 60}
-    learner = SitemapLearner()            # default preset: target_url family
-    learner.navigation_, learner.clusters_, learner.url_families_ = table, [0, 1], families
-    fb = TargetFeedback(learner, rows, target=1, example=example)
-    sibling, other = "https://s.org/releases/4.1.html", "https://s.org/topics/y.html"
-    assert fb.score((0, "a"), sibling) > fb.score((0, "a"), other)
-    assert fb.score((0, "a"), sibling) >= learner.alpha_target
-    for _ in range(6):
-        fb.observe((0, "a"), 0, sibling)     # structure says cluster 0, the folder says target
-    assert fb.hits[(0, "a")] == 6
-    assert example_family(learner, example) == url_family(example)
-    learner.url_families_ = {url_family(example): 95, url_family("https://s.org/topics/x.html"): 5}
-    assert example_family(learner, example) is None     # one folder for 95% of the site
-    assert example_family(SitemapLearner(method="paper"), example) is None
-    assert example_family(SitemapLearner(), example) is None   # a sitemap saved without families
-    off = SitemapLearner(target_url="off")
-    off.navigation_, off.clusters_, off.url_families_ = table, [0, 1], families
-    structure_only = TargetFeedback(off, rows, target=1, example=example)
-    assert structure_only.score((0, "a"), sibling) == structure_only.score((0, "a"), other)
-    with pytest.raises(ValueError, match="target_url"):
-        SitemapLearner(target_url="folder").validate()
 
 
 def test_host_plan_ranks_patterns(mirror, spec):

@@ -13,7 +13,7 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import links_by_apath, url_family
+from crawlplan.source.features import links_by_apath, name_prefix, url_family
 from crawlplan.source.mirror import Mirror
 
 MODES = ("bfs", "ucc", "target")
@@ -22,6 +22,10 @@ FRONTIER_CAP = 3000
 # (a site generated into one folder: gtk-doc, Doxygen, texinfo)
 FAMILY_MAX_SHARE = 0.9
 FAMILY_TIE = 1e-6
+# a file-name prefix is a kind marker in a folder when at least this many of the folder's sample
+# pages, and at least this share of them, carry it (example_family)
+KIND_MIN_PAGES = 3
+KIND_MIN_SHARE = 0.1
 
 
 def sample_apath(mirror: Mirror, n: int, *, seed: int = 0, start: str | None = None) -> list[str]:
@@ -179,8 +183,9 @@ class TargetFeedback:
     through that row, classified by the sitemap (no page types involved). With 0 the score is
     the paper's, fixed at enqueue time.
 
-    With ``target_url`` ``family`` the example page's URL family (:func:`url_family`: its
-    folder and depth) is a second sign of the target: a link in that family scores as a sure
+    With ``target_url`` ``family`` the example page's URL family (:func:`example_family`: its
+    folder and depth, narrowed to its file-name kind where the folder mixes kinds) is a second
+    sign of the target: a link in that family scores as a sure
     target link (P(C_t) = 1, ahead of an equal score outside the family) whatever its row says,
     and a fetched page in it counts as a hit. Templates shared by several
     kinds of page (Sphinx prose: release notes, topics, how-tos) put them in one cluster; the
@@ -201,7 +206,7 @@ class TargetFeedback:
         self.family = example_family(learner, example)
 
     def in_family(self, url: str | None) -> bool:
-        return self.family is not None and url is not None and url_family(url) == self.family
+        return self.family is not None and url is not None and url in self.family
 
     def prior(self, row: tuple) -> tuple[float, float]:
         """(P(C_t | row), expected hub score behind row) from the navigation table."""
@@ -229,11 +234,62 @@ class TargetFeedback:
         return self.alpha * p_target + (1 - self.alpha) * hub
 
 
-def example_family(learner, example: str | None) -> str | None:
+@dataclass(frozen=True)
+class ExampleFamily:
+    """The pages a target crawl takes for the example's kind by their URL alone: the example's
+    URL family (folder, depth, query keys) and, when the folder mixes kinds of page, only those
+    of the example's kind — ``kind`` is the example's marker, or '' for the folder's pages that
+    carry none of ``markers``; ``kind`` None is the whole folder."""
+    family: str
+    kind: str | None = None
+    markers: frozenset = frozenset()
+
+    def __contains__(self, url: str) -> bool:
+        if url_family(url) != self.family:
+            return False
+        return self.kind is None or _kind(name_prefix(url), self.markers) == self.kind
+
+
+def _kind(prefix: str, markers) -> str:
+    return prefix if prefix in markers else ""
+
+
+def kind_markers(prefixes: dict[str, int]) -> frozenset:
+    """The file-name prefixes that mark a kind of page in one folder ({prefix: sample pages}):
+    carried by at least ``KIND_MIN_PAGES`` pages and ``KIND_MIN_SHARE`` of the folder.
+
+    A generator that writes several kinds into one folder names them by kind (rustdoc's
+    ``struct.*``, ``fn.*``, ``trait.*``; javadoc's ``package-*`` beside the class pages;
+    Doxygen's ``class_*``, ``struct_*``): a few prefixes, each on a real part of the folder. A
+    prefix that is part of a name (Python's ``asyncio-*``, ``email.*``: 5% of ``library/`` each)
+    recurs too, but on a small part of a folder of many names."""
+    pages = sum(prefixes.values())
+    return frozenset(p for p, n in prefixes.items()
+                     if p and n >= KIND_MIN_PAGES and n >= KIND_MIN_SHARE * pages)
+
+
+def example_family(learner, example: str | None) -> ExampleFamily | None:
     """The example page's URL family when the learner uses it (``target_url`` family) and it
-    narrows the site: at most ``FAMILY_MAX_SHARE`` of the training sample in it."""
+    narrows the site: at most ``FAMILY_MAX_SHARE`` of the training sample in the folder.
+
+    Within the folder the family keeps the example's kind only (:func:`kind_markers` of the
+    folder's sample pages): the pages carrying the example's marker, or, for an example without
+    one (a javadoc class page beside ``package-summary.html``), the pages carrying none. It
+    stays the whole folder when the folder has no marker, or when the example's kind covers
+    nearly all of it (more than ``FAMILY_MAX_SHARE``: pytest's ``release-*`` beside the folder's index),
+    so a folder of names — Python's ``library/``, Django's ``releases/`` — is not narrowed.
+    Narrowing never switches on a family the folder guard switched off."""
     if getattr(learner, "target_url_", "off") != "family" or not example:
         return None
     families = getattr(learner, "url_families_", None) or {}
-    family, total = url_family(example), sum(families.values())
-    return family if total and families.get(family, 0) / total <= FAMILY_MAX_SHARE else None
+    family = url_family(example)
+    folder = families.get(family, {})
+    total, in_folder = sum(sum(p.values()) for p in families.values()), sum(folder.values())
+    if not total or in_folder / total > FAMILY_MAX_SHARE:
+        return None
+    markers = kind_markers(folder)
+    kind = _kind(name_prefix(example), markers)
+    of_kind = sum(n for p, n in folder.items() if _kind(p, markers) == kind)
+    if not markers or of_kind > FAMILY_MAX_SHARE * in_folder:
+        return ExampleFamily(family)
+    return ExampleFamily(family, kind, markers)

@@ -45,14 +45,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import XPATH_CLASS_MODES, extract, url_family
+from crawlplan.source.features import XPATH_CLASS_MODES, extract, url_family_counts
 
 METHODS = ("default", "paper")
 TARGET_URL_MODES = ("off", "family")
@@ -222,7 +221,8 @@ class SitemapLearner:
     @property
     def target_url_(self) -> str:
         """``family``: the target crawl also takes the example page's URL family (its folder and
-        depth, see ``crawl.url_family``) as a sign of the target; ``off``: structure only."""
+        depth, narrowed to its file-name kind where the folder mixes kinds; see
+        ``crawl.example_family``) as a sign of the target; ``off``: structure only."""
         if self.target_url is not None:
             return self.target_url
         return "off" if self.method == "paper" else "family"
@@ -327,7 +327,7 @@ class SitemapLearner:
         self._fit_knn()
         self._cluster_stats(Xv)
         if urls is not None:
-            self.url_families_ = dict(Counter(url_family(u) for u in urls))
+            self.url_families_ = url_family_counts(urls)
             if links is None:
                 links = [getattr(x, "links", []) for x in X]
             self.fit_navigation(urls, links, resolve=resolve)
@@ -516,6 +516,7 @@ class SitemapLearner:
             self.authorities_ = {int(k): v for k, v in data["authorities"].items()}
             self.nav_entropy_ = nav.mean_row_entropy(self.navigation_)
         if "url_families" in data:
-            self.url_families_ = {k: int(v) for k, v in data["url_families"].items()}
+            self.url_families_ = {family: {prefix: int(n) for prefix, n in prefixes.items()}
+                                  for family, prefixes in data["url_families"].items()}
         self._fit_knn()
         return self
