@@ -37,7 +37,7 @@ def test_url_family_is_folder_depth_and_query_keys():
     ("struct.Reader.html", "struct"), ("fn.copy.html", "fn"), ("class_json_1_1_value.html", "class"),
     ("package-summary.html", "package"), ("os.path.html", "os"), ("asyncio-task.html", "asyncio"),
     ("os.html", ""), ("index.html", ""), ("3.0.1.html", ""), ("Assert.html", ""), ("", ""),
-    ("how-to-fix-it", "how"), ("v1.2", ""), ("123", ""),
+    ("how-to-fix-it", "how"), ("v1.2", ""), ("123", ""), ("Category:Physics", "Category"),
 ])
 def test_name_prefix_is_the_leading_word_of_the_name(name, prefix):
     assert name_prefix(f"https://s.org/docs/{name}") == prefix
@@ -155,6 +155,20 @@ def test_javadoc_shape_keeps_class_pages_apart_from_package_pages():
     package = example_family(learner, f"{core}/package-summary.html")
     assert package.kind == "package" and f"{core}/package-use.html" in package
     assert f"{core}/Delta.html" not in package
+
+
+def test_mediawiki_shape_narrows_to_the_namespace():
+    """Articles and namespace pages (``Category:``, ``Talk:``) side by side in ``/wiki/``."""
+    wiki = "https://wiki.example.org/wiki"
+    sample = [f"{wiki}/{w.title()}_{v}" for w in WORDS for v in ("theory", "space", "group")]
+    sample += [f"{wiki}/Category:{w.title()}" for w in WORDS[:10]] + [f"{wiki}/Talk:{w.title()}" for w in WORDS[:12]]
+    sample += [f"https://wiki.example.org/w/index.php?title={w}&action=edit" for w in WORDS[:20]]
+    learner = _learner(sample)
+    category = example_family(learner, f"{wiki}/Category:Alpha")
+    assert category.kind == "Category" and f"{wiki}/Category:Omega" in category
+    assert f"{wiki}/Talk:Alpha" not in category and f"{wiki}/Alpha_theory" not in category
+    article = example_family(learner, f"{wiki}/Beta_space")
+    assert article.kind == "" and f"{wiki}/Gamma_group" in article and f"{wiki}/Talk:Beta" not in article
 
 
 def test_folders_of_names_are_not_narrowed():

@@ -187,15 +187,16 @@ def url_family(url: str) -> str:
     return f"{(parts.hostname or '').lower()}{'/'.join(segs[:-1])}/|{len(segs)}|{keys}"
 
 
-_NAME_PREFIX = re.compile(r"([A-Za-z]+)[._-].")
+_NAME_PREFIX = re.compile(r"([A-Za-z]+)[._:-].")
 
 
 def name_prefix(url: str) -> str:
     """The file name's leading word when more of the name follows it: ``struct`` in
     ``struct.Foo.html``, ``class`` in ``class_foo.html``, ``package`` in ``package-summary.html``,
-    ``os`` in ``os.path.html``; '' for ``os.html``, ``index.html``, ``1.2.html``, ``t/123``.
+    ``Category`` in MediaWiki's ``Category:Physics``, ``os`` in ``os.path.html``; '' for
+    ``os.html``, ``index.html``, ``1.2.html``, ``t/123``.
 
-    The letters run up to the first ``.``, ``_`` or ``-`` of the name without its extension.
+    The letters run up to the first ``.``, ``_``, ``-`` or ``:`` of the name without its extension.
     Generators that write several kinds of page into one folder tell them apart this way; a
     prefix is only a *candidate* kind marker, since dotted and hyphenated names (``xml.dom``,
     ``asyncio-task``) look the same — ``crawl.example_family`` decides from how often it recurs.
