@@ -1,6 +1,6 @@
 """Sampled extract (k per host, by byte range through the columnar index) against the full extract.
 
-    .venv/bin/python bench/bench_sampled_extract.py [--k 5] [--repeats 1]
+    .venv/bin/python bench/bench_sampled_extract.py [--k 5] [--repeats 1] [--task-only]
 
 Side by side in one run, on the demo crawl (its cc_index) and on the real WARC files of
 ../shared/data (warc/, servo/, realpages; indexed here with ``crawlplan index build``): the real
@@ -13,11 +13,17 @@ micro-benchmark: every selected range read by ``remote.read_range`` from the loc
 loopback HTTP. Also the share of all pages k = 5 and k = 10 read, from the page counts per host
 of the demo host index (``fetch_200``) and of the calibrated population. JSON in
 bench/results/sampled_extract.json.
+
+The CPU per record is measured where it scales with the crawl, in one Spark task's work timed
+in-process (:func:`task_cpu`), three ways: per response record of the full extract, per
+successful HTML capture (the sample's own unit), and on the same drawn records in both modes.
+``--task-only`` measures only that (bench/results/sampled_extract_task_cpu.json).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import os
 import shutil
@@ -42,10 +48,47 @@ def _index_real_files() -> tuple[list[str], str]:
     return files, str(index)
 
 
-def task_cpu(inputs: dict, base: str, sel, repeats: int = 2) -> dict:
+def _file_key(path: str) -> str:
+    return os.path.realpath(path.removeprefix("file://"))
+
+
+@contextlib.contextmanager
+def _timed_rows(spent: list):
+    """Time each response record's row (``records._response_row``: filters, decode, extraction,
+    language id; the same function in both modes) into ``spent`` as ``(file, offset, seconds)``,
+    ``time.process_time``. The rows themselves are unchanged; the wrapper adds two clock reads and
+    an append per record (about a microsecond, counted as reading in both modes)."""
+    from crawlplan.extract import records
+
+    original = records._response_row
+    clock, note = time.process_time, spent.append
+
+    def timed(rec, settings, seen_ids):
+        t0 = clock()
+        row = original(rec, settings, seen_ids)
+        note((rec.warc_file, rec.offset, clock() - t0))
+        return row
+
+    records._response_row = timed
+    try:
+        yield
+    finally:
+        records._response_row = original
+
+
+def task_cpu(inputs: dict, base: str, sel, html_captures: int, repeats: int = 3) -> dict:
     """CPU (``time.process_time``, this process only: exact under any load) of what one Spark task
-    does, per record: ``process_warc_file`` over every listed file against ``process_warc_ranges``
-    over the selected ranges, same settings, alternating, best of ``repeats``."""
+    does: ``process_warc_file`` over every listed file against ``process_warc_ranges`` over the
+    selected ranges, same settings, alternating, best of ``repeats``. Three measures per record:
+
+    * per response (the first one reported): full CPU / every response record the full extract
+      turns into a document or a reject (images, scripts, CSS included);
+    * per HTML capture: full CPU / the index's successful HTML captures of the listed files, the
+      population the sample draws from and in which its sampling fraction is counted;
+    * same records: the full path's own CPU on exactly the drawn records (each one's row, timed
+      inside the full pass, plus its file's reading in proportion to the record's bytes) against
+      the sampled path's CPU on them, from ``repeats`` more runs of each mode with the rows timed.
+    """
     from crawlplan.conf import load_conf, section
     from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
     from crawlplan.warc.listing import resolve_entry, resolve_inputs
@@ -55,24 +98,79 @@ def task_cpu(inputs: dict, base: str, sel, repeats: int = 2) -> dict:
     root = inputs["cc_index"]
     groups = [(resolve_entry(name, base, root), part[["offset", "length", "url"]].to_dict("records"))
               for name, part in sel.groupby("warc_filename")]
+
+    def one(mode: str, spent: list | None = None) -> tuple[float, dict, list]:
+        """(CPU s, CPU s per file, rows) of one pass; ``spent`` set: each row timed into it."""
+        per_file, rows = {}, []
+        work = [(f, lambda f=f: process_warc_file(f, settings)) for f in files] if mode == "full" else \
+            [(path, lambda p=path, r=ranges: process_warc_ranges(p, r, settings)) for path, ranges in groups]
+        with _timed_rows(spent) if spent is not None else contextlib.nullcontext():
+            t0 = time.process_time()
+            for path, rows_of in work:
+                t1 = time.process_time()
+                rows.extend(rows_of())
+                per_file[path] = time.process_time() - t1
+            return time.process_time() - t0, per_file, rows
+
     best = {"full": None, "sampled": None}
     counts, docs = {}, {}
     for rep in range(repeats):
         for mode in (("full", "sampled") if rep % 2 == 0 else ("sampled", "full")):
-            t0 = time.process_time()
-            rows = [r for f in files for r in process_warc_file(f, settings)] if mode == "full" else \
-                [r for path, ranges in groups for r in process_warc_ranges(path, ranges, settings)]
-            spent = time.process_time() - t0
+            spent, _, rows = one(mode)
             best[mode] = spent if best[mode] is None else min(best[mode], spent)
             counts[mode] = sum(r["kind"] != "file" and r.get("offset") is not None for r in rows)
             docs[mode] = sum(r["kind"] == "doc" for r in rows)
     per = {m: best[m] / counts[m] for m in best}
     per_doc = {m: best[m] / docs[m] for m in best}
-    return {"cpu_s": {m: round(v, 3) for m, v in best.items()}, "records_out": counts, "documents": docs,
-            "cpu_ms_per_record": {m: round(1000 * v, 3) for m, v in per.items()},
-            "cpu_per_record_sampled_over_full": round(per["sampled"] / per["full"], 3),
-            "cpu_ms_per_document": {m: round(1000 * v, 3) for m, v in per_doc.items()},
-            "cpu_per_document_sampled_over_full": round(per_doc["sampled"] / per_doc["full"], 3)}
+    per_html = {"full": best["full"] / html_captures, "sampled": best["sampled"] / len(sel)}
+    out = {"cpu_s": {m: round(v, 3) for m, v in best.items()}, "records_out": counts, "documents": docs,
+           "cpu_ms_per_record": {m: round(1000 * v, 3) for m, v in per.items()},
+           "cpu_per_record_sampled_over_full": round(per["sampled"] / per["full"], 3),
+           "cpu_ms_per_document": {m: round(1000 * v, 3) for m, v in per_doc.items()},
+           "cpu_per_document_sampled_over_full": round(per_doc["sampled"] / per_doc["full"], 3),
+           "html_captures": html_captures,
+           "cpu_ms_per_html_capture": {m: round(1000 * v, 3) for m, v in per_html.items()},
+           "cpu_per_html_capture_sampled_over_full": round(per_html["sampled"] / per_html["full"], 3)}
+    out["same_records"] = _same_records(one, sel, files, groups, repeats)
+    return out
+
+
+def _same_records(one, sel, files: list[str], groups: list, repeats: int) -> dict:
+    """The full and the sampled path's CPU on exactly the drawn records (see :func:`task_cpu`).
+
+    Full: each drawn record's own row time in the full pass, plus its file's reading (the file's
+    CPU less all its rows' time: gunzip and header parsing of every record, the non-response ones
+    included) times the record's share of the file's bytes. Sampled: the whole sampled pass (it
+    reads nothing but the drawn records), split the same way into rows and reading. Best run of
+    each mode (lowest total), alternating."""
+    drawn = {(_file_key(path), int(r["offset"])): int(r["length"]) for path, ranges in groups for r in ranges}
+    runs: dict[str, tuple] = {}
+    for rep in range(repeats):
+        for mode in (("sampled", "full") if rep % 2 == 0 else ("full", "sampled")):
+            spent: list = []
+            total, per_file, _ = one(mode, spent)
+            if mode not in runs or total < runs[mode][0]:
+                runs[mode] = (total, {_file_key(f): s for f, s in per_file.items()},
+                              {(_file_key(f), offset): s for f, offset, s in spent})
+    total, per_file, spent = runs["full"]
+    rows_by_file: dict[str, float] = {}
+    for (f, _), s in spent.items():
+        rows_by_file[f] = rows_by_file.get(f, 0.0) + s
+    matched = [key for key in drawn if key in spent]
+    full_rows = sum(spent[key] for key in matched)
+    full_reading = sum((per_file[key[0]] - rows_by_file.get(key[0], 0.0)) * drawn[key] / os.path.getsize(key[0])
+                       for key in matched)
+    s_total, _, s_spent = runs["sampled"]
+    s_rows = sum(s_spent.get(key, 0.0) for key in drawn)
+    n = len(drawn)
+    full_ms, sampled_ms = 1000 * (full_rows + full_reading) / len(matched), 1000 * s_total / n
+    return {"drawn_records": n, "found_in_full_pass": len(matched),
+            "full": {"rows_s": round(full_rows, 3), "reading_share_s": round(full_reading, 3),
+                     "pass_total_s": round(total, 3)},
+            "sampled": {"rows_s": round(s_rows, 3), "reading_s": round(s_total - s_rows, 3),
+                        "pass_total_s": round(s_total, 3)},
+            "cpu_ms_per_record": {"full": round(full_ms, 3), "sampled": round(sampled_ms, 3)},
+            "cpu_sampled_over_full": round(sampled_ms / full_ms, 3)}
 
 
 def main() -> int:
@@ -83,7 +181,7 @@ def main() -> int:
     args = ap.parse_args()
     import pyarrow.dataset as ds
 
-    from crawlplan.ccindex.sample import SampleSettings, read_cc_index, select_sample
+    from crawlplan.ccindex.sample import SampleSettings, html_captures, read_cc_index, select_sample
     from crawlplan.conf import load_conf
     from crawlplan.dag.pipeline import load_pipeline
     from crawlplan.dag.runner import Runner
@@ -124,8 +222,9 @@ def main() -> int:
         index, _ = read_cc_index(spark, inputs["cc_index"], SampleSettings(k=args.k))
         selected, _ = select_sample(index, SampleSettings(k=args.k))
         sel = selected.toPandas()
+        html = index.where(html_captures(index)).count()     # the population the sample draws from
         if args.task_only:
-            results["datasets"][name] = {"task_cpu": task_cpu(inputs, base, sel, repeats=3)}
+            results["datasets"][name] = {"task_cpu": task_cpu(inputs, base, sel, html)}
             print(name, results["datasets"][name], flush=True)
             continue
         if not results["datasets"]:
@@ -155,7 +254,7 @@ def main() -> int:
             "cpu_sampled_over_full": round(mean(samp, "cpu_total_s") / mean(full, "cpu_total_s"), 3),
             "wall_sampled_over_full": round(mean(samp, "wall_s") / mean(full, "wall_s"), 3),
         }
-        summary["task_cpu"] = task_cpu(inputs, base, sel)
+        summary["task_cpu"] = task_cpu(inputs, base, sel, html)
         results["datasets"][name] = summary
         print(name, {k: v for k, v in summary.items() if k != "runs"}, flush=True)
 

@@ -5,6 +5,7 @@
     .venv/bin/python bench/source_loso.py table                  # LOSO table + outlier shares (docs/source.md)
     .venv/bin/python bench/source_loso.py crawls --png docs/img/source_crawl_curves.png   # curves, all crawlers
     .venv/bin/python bench/source_loso.py plot --png docs/img/source_crawl_curves.png     # redraw the last run
+    .venv/bin/python bench/source_loso.py crawls --config "default, structure-only target (target_url off)"   # another configuration's crawls, JSON beside
 
 Labelled sites: the two shared documentation mirrors, the five demo forums, and every site of
 scripts/sites.yaml found in data/sites. ``score`` trains each candidate configuration on each
@@ -50,6 +51,9 @@ CANDIDATES = {
     "default, target feedback 20": {"method": "default", "target_feedback": 20},
     "default, full Balance (balance_weight 1)": {"method": "default", "balance_weight": 1},
     "default, balance_weight 0.25": {"method": "default", "balance_weight": 0.25},
+    "default, structure-only target (target_url off)": {"method": "default", "target_url": "off"},
+    "default, binary tf (presence x idf)": {"method": "default", "binary_tf": True},
+    "default, layout paths dropped (max_df 0.5)": {"method": "default", "max_df": 0.5},
 }
 
 
@@ -216,8 +220,9 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
 def _print_crawls(summary: list[dict]) -> None:
     f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
     print("| site | clustering micro-F SOUrCe / MDL / iRobot | iRobot clusters | UCC VR BFS / SOUrCe / iRobot "
-          "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target HR ceiling | target recall SOUrCe |")
-    print("|---|---|---:|---|---|---|---:|---:|")
+          "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target HR ceiling | target recall SOUrCe "
+          "| SOUrCe's own hit rate |")
+    print("|---|---|---:|---|---|---|---:|---:|---:|")
     for r in summary:
         def g(*keys, r=r):
             return " / ".join(f(r.get(k)) for k in keys)
@@ -226,7 +231,8 @@ def _print_crawls(summary: list[dict]) -> None:
               f"| {g('ucc/bfs/valid_ratio', 'ucc/source/valid_ratio', 'ucc/irobot/valid_ratio')} "
               f"| {g('ucc/bfs/recall', 'ucc/source/recall', 'ucc/irobot/recall')} "
               f"| {g('target/bfs/harvest_rate', 'target/source/harvest_rate', 'target/tpm/harvest_rate')} "
-              f"| {f(r.get('target/ceiling/harvest_rate'))} | {f(r.get('target/source/recall'))} |")
+              f"| {f(r.get('target/ceiling/harvest_rate'))} | {f(r.get('target/source/recall'))} "
+              f"| {f(r.get('target/source_own/harvest_rate'))} |")
 
 
 def _plot(curves: list[dict], png: Path) -> None:
@@ -262,6 +268,14 @@ def _plot(curves: list[dict], png: Path) -> None:
     fig.savefig(png, dpi=55)
 
 
+def _crawls_file(config: str) -> str:
+    """The default's crawls in source_loso_crawls.json (docs/source.md), another configuration's
+    beside it, so comparing one does not overwrite the documented run."""
+    if config == "default":
+        return "source_loso_crawls.json"
+    return "source_loso_crawls-" + "".join(c if c.isalnum() else "_" for c in config) + ".json"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("score", "table", "crawls", "plot"))
@@ -287,14 +301,14 @@ def main() -> int:
     elif args.what == "table":
         _print_loso(json.loads(args.results.read_text()))
     elif args.what == "plot":     # redraw / reprint the last crawls run
-        out = json.loads((RESULTS / "source_loso_crawls.json").read_text())
+        out = json.loads((RESULTS / _crawls_file(args.config)).read_text())
         _print_crawls(out["summary"])
         if args.png:
             _plot(out["curves"], args.png)
     else:
         out = crawls(CANDIDATES[args.config], only, args.png)
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "source_loso_crawls.json").write_text(json.dumps(out))
+        (RESULTS / _crawls_file(args.config)).write_text(json.dumps(out))
         _print_crawls(out["summary"])
     return 0
 

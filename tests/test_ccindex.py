@@ -17,7 +17,8 @@ from warcio.warcwriter import WARCWriter
 from crawlplan import hosts
 from crawlplan.ccindex.build import build_index, iter_index_rows
 from crawlplan.extract.records import process_warc_file, process_warc_ranges
-from crawlplan.warc.ranges import parse_member
+from crawlplan.warc.ranges import RecordRange, parse_member, parse_ranges
+from crawlplan.warc.reader import FileOutcome
 from crawlplan.warc.remote import read_range
 
 CRAWL_PATH = "crawl-data/CC-MAIN-2025-13/segments/1741234567890.12/warc/CC-MAIN-20250315-00000.warc.gz"
@@ -91,9 +92,10 @@ def test_a_range_over_loopback_http_equals_the_local_bytes(tiny_crawl):
     assert remote == read_range(str(root / CRAWL_PATH), row["warc_record_offset"], row["warc_record_length"])
 
 
-def test_sampled_rows_equal_full_rows_for_the_same_records_and_bad_ranges_are_rejects(tiny_crawl):
+@pytest.mark.parametrize("reader", ["warcio", "fastwarc"])
+def test_sampled_rows_equal_full_rows_for_the_same_records_and_bad_ranges_are_rejects(tiny_crawl, reader):
     root, index = tiny_crawl
-    settings = extract_settings(extractor="resiliparse", language_id="none")
+    settings = extract_settings(reader=reader, extractor="resiliparse", language_id="none")
     path = str(root / CRAWL_PATH)
     full = {r["offset"]: r for r in process_warc_file(path, settings) if r["kind"] != "file"}
     rows = [r for r in iter_index_rows(str(index)) if r["fetch_status"] == 200][:7]
@@ -114,6 +116,62 @@ def test_sampled_rows_equal_full_rows_for_the_same_records_and_bad_ranges_are_re
     # one merged block: the bytes read span the selected records and the gaps between them
     span = max(w["offset"] + w["length"] for w in wanted[:6]) - min(w["offset"] for w in wanted[:6])
     assert file_row["bytes"] == span
+
+
+def test_ranges_parsed_together_give_what_each_gives_alone(tiny_crawl, monkeypatch):
+    """fastwarc parses a batch of ranges through one iterator over their joined bytes; a range
+    that is not one whole record (junk, cut short, running into the next record) must not change
+    its own result nor its neighbours'."""
+    root, index = tiny_crawl
+    path = str(root / CRAWL_PATH)
+    data = (root / CRAWL_PATH).read_bytes()
+    rows = sorted(iter_index_rows(str(index)), key=lambda r: r["warc_record_offset"])
+    whole = [RecordRange(r["warc_record_offset"], r["warc_record_length"], r["url"]) for r in rows]
+    odd = [whole[0], whole[1], RecordRange(whole[2].offset + 7, 90),                  # junk
+           whole[3], RecordRange(whole[4].offset, whole[4].length - 40, whole[4].url),  # cut short
+           RecordRange(whole[5].offset, whole[6].offset - whole[5].offset),           # runs into the next records
+           RecordRange(whole[7].offset, whole[7].length, "https://stale.example/"), whole[8], whole[9]]
+    options = {"max_payload_bytes": 10**6, "read_payload": None}
+
+    def parse(batch, reader, one_by_one=False):
+        outcome = FileOutcome(warc_file=path)
+        pairs = [(r, data[r.offset:r.offset + r.length]) for r in batch]
+        chunks = [[p] for p in pairs] if one_by_one else [pairs]
+        results = [x for chunk in chunks for x in parse_ranges(chunk, path, outcome, reader=reader, **options)]
+        return results, (outcome.records, dict(outcome.records_by_type))
+
+    for batch in (whole, odd):
+        together = parse(batch, "fastwarc")
+        assert together == parse(batch, "fastwarc", one_by_one=True)
+        assert [x.error for x in together[0]] == [x.error for x in parse(batch, "warcio")[0]]
+    assert [x.error for x in parse(odd, "fastwarc")[0]] == [None, None, "not_a_record", None, None, None,
+                                                          "index_mismatch", None, None]
+    assert all(x.record.payload for x in parse(whole, "fastwarc")[0])
+    # the joined parse really carries the batch: whole records need no range parsed alone
+    import crawlplan.warc.ranges as ranges
+
+    alone = []
+    monkeypatch.setattr(ranges, "parse_member", lambda data, *a, **kw: alone.append(1) or parse_member(data, *a, **kw))
+    parse(whole, "fastwarc")
+    assert alone == []
+    parse(odd, "fastwarc")
+    assert 0 < len(alone) < len(odd)
+
+
+@pytest.mark.parametrize("max_gap", [0, 10**6])
+def test_ranges_read_before_a_failed_read_are_still_parsed(tiny_crawl, max_gap):
+    root, index = tiny_crawl
+    path = str(root / CRAWL_PATH)
+    settings = extract_settings(reader="fastwarc", extractor="resiliparse", language_id="none")
+    full = {r["offset"]: r for r in process_warc_file(path, settings) if r["kind"] != "file"}
+    rows = sorted(iter_index_rows(str(index)), key=lambda r: r["warc_record_offset"])[:2]
+    wanted = [{"offset": r["warc_record_offset"], "length": r["warc_record_length"], "url": r["url"]} for r in rows]
+    size = (root / CRAWL_PATH).stat().st_size
+    wanted.append({"offset": size - 10, "length": 100, "url": None})        # runs past the end of the file
+    out = list(process_warc_ranges(path, wanted, settings, max_gap=max_gap))
+    assert [r["offset"] for r in out[:3]] == [w["offset"] for w in wanted]
+    assert out[:2] == [full[w["offset"]] for w in wanted[:2]]
+    assert out[2]["reason"] == "range_read_error" and out[3]["kind"] == "file"
 
 
 @pytest.mark.spark

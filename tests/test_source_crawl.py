@@ -87,6 +87,8 @@ def test_source_beats_bfs_on_the_forum(mirror, spec):
     assert got[("ucc", "source", "valid_ratio")] > got[("ucc", "bfs", "valid_ratio")]
     assert got[("target", "source", "harvest_rate")] > got[("target", "bfs", "harvest_rate")]
     assert ("target", "tpm", "harvest_rate") in got and ("clustering", "mdl", "micro_f") in got
+    # the crawler's own verdict (its target cluster) counts pages, so it lies in [0, 1]
+    assert 0.0 < got[("target", "source_own", "harvest_rate")] <= 1.0
     for a in ("no_dsim", "no_balance", "info_only", "dsim_balance"):
         assert ("ucc", f"source_{a}", "valid_ratio") in got
 

@@ -60,6 +60,22 @@ def test_predict_normalises_new_pages():
     assert (same == learner.labels_).mean() > 0.9
 
 
+def test_binary_tf_and_max_df():
+    """``binary_tf`` weighs an XPath by presence, so a page and its doubled copy are the same
+    vector; ``max_df`` drops the paths on more than that share of the sample (the layout)."""
+    urls, feats, _ = _forum()
+    doubled = [Counter({p: 2 * n for p, n in f.xpaths.items()}) for f in feats[:5]]
+    binary = SitemapLearner(binary_tf=True).fit(feats)
+    assert abs(binary.transform(doubled) - binary.transform(feats[:5])).max() < 1e-12
+    layout = SitemapLearner(max_df=0.5).fit(feats)
+    n = len(feats)
+    assert all(sum(p in f.xpaths for f in feats) <= 0.5 * n for p in layout.vocabulary_)
+    assert len(layout.vocabulary_) < len(SitemapLearner().fit(feats).vocabulary_)
+    for bad in ({"max_df": 0}, {"max_df": 1.5}, {"binary_tf": "yes"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            SitemapLearner(**bad).validate()
+
+
 def test_json_round_trip_without_pickle():
     urls, feats, _ = _forum()
     learner = SitemapLearner().fit(feats, urls=urls)
@@ -68,6 +84,8 @@ def test_json_round_trip_without_pickle():
     back = SitemapLearner.from_json(text)
     assert (back.predict(feats) == learner.predict(feats)).all()
     assert back.navigation_ == learner.navigation_
+    assert back.url_families_ == learner.url_families_
+    assert sum(sum(kinds.values()) for kinds in back.url_families_.values()) == len(urls)
     assert back.get_params() == learner.get_params()
     with pytest.raises(ValueError):
         SitemapLearner.from_json('{"format": "other"}')

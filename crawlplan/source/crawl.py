@@ -13,11 +13,19 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import links_by_apath
+from crawlplan.source.features import links_by_apath, name_prefix, url_family
 from crawlplan.source.mirror import Mirror
 
 MODES = ("bfs", "ucc", "target")
 FRONTIER_CAP = 3000
+# the example's URL family says nothing about the target when (nearly) the whole sample is in it
+# (a site generated into one folder: gtk-doc, Doxygen, texinfo)
+FAMILY_MAX_SHARE = 0.9
+FAMILY_TIE = 1e-6
+# a file-name prefix is a kind marker in a folder when at least this many of the folder's sample
+# pages, and at least this share of them, carry it (example_family)
+KIND_MIN_PAGES = 3
+KIND_MIN_SHARE = 0.1
 
 
 def sample_apath(mirror: Mirror, n: int, *, seed: int = 0, start: str | None = None) -> list[str]:
@@ -69,6 +77,7 @@ class Step:
     url: str
     cluster: int
     score: float
+    hit: bool = False     # target crawl: the crawler's own verdict (target cluster or example family)
 
 
 def check_features(mirror: Mirror, learner) -> None:
@@ -111,7 +120,8 @@ class CrawlSimulator:
         if mode == "target":
             if not example:
                 raise ValueError("a target crawl needs an example page URL")
-            feedback = TargetFeedback(self.learner, self.rows, self.target_cluster(example))
+            feedback = TargetFeedback(self.learner, self.rows, self.target_cluster(example),
+                                      example=self.mirror.resolve(example))
         elif mode == "ucc":
             info_c = nav.info(self.learner.hubs_, self.learner.authorities_, self.learner.alpha_ucc)
         start = start or self.mirror.entry
@@ -124,7 +134,7 @@ class CrawlSimulator:
             if feedback is not None and feedback.learns and row is not None:
                 # lazy re-scoring: a row's value changes as its fetches are classified; an entry
                 # whose row lost value goes back unless it still beats the best waiting one
-                now = -feedback.score(row)
+                now = -feedback.score(row, url)
                 if now > neg + 1e-12 and heap and now > heap[0][0]:
                     heapq.heappush(heap, (now, order, url, row))
                     continue
@@ -134,11 +144,12 @@ class CrawlSimulator:
                 continue
             crawled.add(page_url)
             ci = self.cluster_of[page_url]
-            steps.append(Step(len(steps), page_url, ci, -neg))
+            steps.append(Step(len(steps), page_url, ci, -neg,
+                              feedback is not None and feedback.is_hit(ci, page_url)))
             if ci != -1:
                 counts[ci] += 1
             if feedback is not None and row is not None:
-                feedback.observe(row, ci)
+                feedback.observe(row, ci, page_url)
             values = (nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring,
                                              getattr(self.learner, "balance_weight_", 1.0))
                       if mode == "ucc" else None)
@@ -149,7 +160,7 @@ class CrawlSimulator:
                 key = (ci, apath)
                 score = 0.0
                 if feedback is not None:
-                    score = feedback.score(key)
+                    score = feedback.score(key, target)
                 elif values is not None:
                     probs = self.rows.get(key)
                     score = nav.score_row(probs, values) if probs else 0.0
@@ -171,9 +182,18 @@ class TargetFeedback:
     the table's value weighted as ``target_feedback`` pages, plus the crawler's own fetches
     through that row, classified by the sitemap (no page types involved). With 0 the score is
     the paper's, fixed at enqueue time.
+
+    With ``target_url`` ``family`` the example page's URL family (:func:`example_family`: its
+    folder and depth, narrowed to its file-name kind where the folder mixes kinds) is a second
+    sign of the target: a link in that family scores as a sure
+    target link (P(C_t) = 1, ahead of an equal score outside the family) whatever its row says,
+    and a fetched page in it counts as a hit. Templates shared by several
+    kinds of page (Sphinx prose: release notes, topics, how-tos) put them in one cluster; the
+    folder a generator writes them to still tells them apart. Not used when more than
+    ``FAMILY_MAX_SHARE`` of the training sample is in the family (one folder for the whole site).
     """
 
-    def __init__(self, learner, rows: dict, target: int):
+    def __init__(self, learner, rows: dict, target: int, example: str | None = None):
         A = nav.adjacency(learner.navigation_, learner.clusters_)
         self.hubs, _ = nav.hits(A, learner.clusters_, target=target)
         self.rows, self.target = rows, target
@@ -183,6 +203,10 @@ class TargetFeedback:
         self._prior: dict[tuple, tuple[float, float]] = {}
         self.fetched: Counter = Counter()
         self.hits: Counter = Counter()
+        self.family = example_family(learner, example)
+
+    def in_family(self, url: str | None) -> bool:
+        return self.family is not None and url is not None and url in self.family
 
     def prior(self, row: tuple) -> tuple[float, float]:
         """(P(C_t | row), expected hub score behind row) from the navigation table."""
@@ -192,13 +216,80 @@ class TargetFeedback:
                                 sum(p * self.hubs.get(c, 0.0) for c, p in probs.items()))
         return self._prior[row]
 
-    def observe(self, row: tuple, cluster: int) -> None:
-        self.fetched[row] += 1
-        self.hits[row] += cluster == self.target
+    def is_hit(self, cluster: int, url: str | None = None) -> bool:
+        return cluster == self.target or self.in_family(url)
 
-    def score(self, row: tuple) -> float:
+    def observe(self, row: tuple, cluster: int, url: str | None = None) -> None:
+        self.fetched[row] += 1
+        self.hits[row] += self.is_hit(cluster, url)
+
+    def score(self, row: tuple, url: str | None = None) -> float:
         p_target, hub = self.prior(row)
+        if self.in_family(url):
+            # P = 1, and ahead of a link of the same row's score outside the family
+            return self.alpha + (1 - self.alpha) * hub + FAMILY_TIE
         if self.learns:
             m = self.prior_weight
             p_target = (self.hits[row] + m * p_target) / (self.fetched[row] + m)
         return self.alpha * p_target + (1 - self.alpha) * hub
+
+
+@dataclass(frozen=True)
+class ExampleFamily:
+    """The pages a target crawl takes for the example's kind by their URL alone: the example's
+    URL family (folder, depth, query keys) and, when the folder mixes kinds of page, only those
+    of the example's kind — ``kind`` is the example's marker, or '' for the folder's pages that
+    carry none of ``markers``; ``kind`` None is the whole folder."""
+    family: str
+    kind: str | None = None
+    markers: frozenset = frozenset()
+
+    def __contains__(self, url: str) -> bool:
+        if url_family(url) != self.family:
+            return False
+        return self.kind is None or _kind(name_prefix(url), self.markers) == self.kind
+
+
+def _kind(prefix: str, markers) -> str:
+    return prefix if prefix in markers else ""
+
+
+def kind_markers(prefixes: dict[str, int]) -> frozenset:
+    """The file-name prefixes that mark a kind of page in one folder ({prefix: sample pages}):
+    carried by at least ``KIND_MIN_PAGES`` pages and ``KIND_MIN_SHARE`` of the folder.
+
+    A generator that writes several kinds into one folder names them by kind (rustdoc's
+    ``struct.*``, ``fn.*``, ``trait.*``; javadoc's ``package-*`` beside the class pages;
+    Doxygen's ``class_*``, ``struct_*``): a few prefixes, each on a real part of the folder. A
+    prefix that is part of a name (Python's ``asyncio-*``, ``email.*``: 5% of ``library/`` each)
+    recurs too, but on a small part of a folder of many names."""
+    pages = sum(prefixes.values())
+    return frozenset(p for p, n in prefixes.items()
+                     if p and n >= KIND_MIN_PAGES and n >= KIND_MIN_SHARE * pages)
+
+
+def example_family(learner, example: str | None) -> ExampleFamily | None:
+    """The example page's URL family when the learner uses it (``target_url`` family) and it
+    narrows the site: at most ``FAMILY_MAX_SHARE`` of the training sample in the folder.
+
+    Within the folder the family keeps the example's kind only (:func:`kind_markers` of the
+    folder's sample pages): the pages carrying the example's marker, or, for an example without
+    one (a javadoc class page beside ``package-summary.html``), the pages carrying none. It
+    stays the whole folder when the folder has no marker, or when the example's kind covers
+    nearly all of it (more than ``FAMILY_MAX_SHARE``: pytest's ``release-*`` beside the folder's index),
+    so a folder of names — Python's ``library/``, Django's ``releases/`` — is not narrowed.
+    Narrowing never switches on a family the folder guard switched off."""
+    if getattr(learner, "target_url_", "off") != "family" or not example:
+        return None
+    families = getattr(learner, "url_families_", None) or {}
+    family = url_family(example)
+    folder = families.get(family, {})
+    total, in_folder = sum(sum(p.values()) for p in families.values()), sum(folder.values())
+    if not total or in_folder / total > FAMILY_MAX_SHARE:
+        return None
+    markers = kind_markers(folder)
+    kind = _kind(name_prefix(example), markers)
+    of_kind = sum(n for p, n in folder.items() if _kind(p, markers) == kind)
+    if not markers or of_kind > FAMILY_MAX_SHARE * in_folder:
+        return ExampleFamily(family)
+    return ExampleFamily(family, kind, markers)

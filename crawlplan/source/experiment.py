@@ -78,7 +78,7 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
 
 _LEARNER_KEYS = ("method", "min_pts", "num_bins", "alpha_ucc", "alpha_target", "max_outlier_share",
                  "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule", "noise_radius",
-                 "target_feedback", "balance_weight")
+                 "target_feedback", "balance_weight", "target_url", "binary_tf", "max_df")
 
 
 def make_learner(params: dict) -> SitemapLearner:
@@ -205,6 +205,8 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
             for method, mode in (("bfs", "bfs"), ("source", "target")):
                 steps = sim.run(mode, budget, example=example)
                 add("target", method, target_scores([all_types[s.url] for s in steps], target, len(targets)))
+                if mode == "target" and steps:   # what the crawler itself counted as targets
+                    add("target", "source_own", {"harvest_rate": sum(s.hit for s in steps) / len(steps)})
                 if curves is not None:
                     curves += crawl_curve("target", method, [all_types[s.url] for s in steps], {target},
                                           len(targets))

@@ -174,6 +174,52 @@ def _host(url: str) -> str:
         return ""
 
 
+def url_family(url: str) -> str:
+    """A URL's family: host, folder, depth and query keys (``docs.x.org/en/3.2/releases/|4|``).
+    Pages a site generates from one listing usually sit side by side in one folder; the target
+    crawl may use the example page's family as a second sign of the target (``target_url``)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    segs = parts.path.split("/")
+    keys = ",".join(sorted({kv.split("=", 1)[0] for kv in parts.query.split("&") if kv}))
+    return f"{(parts.hostname or '').lower()}{'/'.join(segs[:-1])}/|{len(segs)}|{keys}"
+
+
+_NAME_PREFIX = re.compile(r"([A-Za-z]+)[._:-].")
+
+
+def name_prefix(url: str) -> str:
+    """The file name's leading word when more of the name follows it: ``struct`` in
+    ``struct.Foo.html``, ``class`` in ``class_foo.html``, ``package`` in ``package-summary.html``,
+    ``Category`` in MediaWiki's ``Category:Physics``, ``os`` in ``os.path.html``; '' for
+    ``os.html``, ``index.html``, ``1.2.html``, ``t/123``.
+
+    The letters run up to the first ``.``, ``_``, ``-`` or ``:`` of the name without its extension.
+    Generators that write several kinds of page into one folder tell them apart this way; a
+    prefix is only a *candidate* kind marker, since dotted and hyphenated names (``xml.dom``,
+    ``asyncio-task``) look the same — ``crawl.example_family`` decides from how often it recurs.
+    """
+    try:
+        name = urlsplit(url).path.rsplit("/", 1)[-1]
+    except ValueError:
+        return ""
+    m = _NAME_PREFIX.match(name.rsplit(".", 1)[0])
+    return m.group(1) if m else ""
+
+
+def url_family_counts(urls) -> dict[str, dict[str, int]]:
+    """{URL family: {file-name prefix: pages}} of a sample: what a crawler needs to decide, for an
+    example page, whether its folder and its file-name prefix single out a kind of page."""
+    out: dict[str, dict[str, int]] = {}
+    for url in urls:
+        prefixes = out.setdefault(url_family(url), {})
+        prefix = name_prefix(url)
+        prefixes[prefix] = prefixes.get(prefix, 0) + 1
+    return out
+
+
 def links_by_apath(links: list[tuple[str, str]]) -> dict[str, list[str]]:
     """U(p, x): the page's distinct links grouped by Apath, first-seen order kept."""
     out: dict[str, list[str]] = {}

@@ -29,6 +29,11 @@ Two configurations (``method``):
     of leading to the target cluster starts at the navigation table's value, weighted as 5
     pages, and is updated by what the crawler's own classifier says about the pages it fetched
     through that row, so branches that yield no targets stop being expanded.
+  * the target crawl also reads the example page's URL (``target_url: family``): links into the
+    example's folder (same depth) are target links whatever the cluster says, unless that
+    folder holds more than 90% of the sample. Sphinx renders release notes, topics and how-tos
+    with one template, so one cluster holds them all; the folder tells them apart (leave-one-
+    site-out, docs/source.md).
   * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
     paper's full Balance a site of two or three clusters is pushed into its non-content cluster
     as soon as the content cluster leads (scrapy's source listings).
@@ -46,9 +51,10 @@ import numpy as np
 from scipy import sparse
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import XPATH_CLASS_MODES, extract
+from crawlplan.source.features import XPATH_CLASS_MODES, extract, url_family_counts
 
 METHODS = ("default", "paper")
+TARGET_URL_MODES = ("off", "family")
 _W_TABLE = ((100, 16.0), (200, 12.0), (500, 6.0), (1000, 4.8))
 FORMAT = "crawlplan.sitemap/1"
 
@@ -153,7 +159,8 @@ class SitemapLearner:
                  eps_rule: str | None = None, w_table: dict | None = None, max_outlier_share: float = 0.25, min_clusters: int = 3,
                  n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8,
                  noise_radius: float | None = None, target_feedback: float | None = None,
-                 balance_weight: float | None = None):
+                 balance_weight: float | None = None, target_url: str | None = None,
+                 binary_tf: bool = False, max_df: float = 1.0):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -173,6 +180,9 @@ class SitemapLearner:
         self.noise_radius = noise_radius
         self.target_feedback = target_feedback
         self.balance_weight = balance_weight
+        self.target_url = target_url
+        self.binary_tf = binary_tf
+        self.max_df = max_df
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -209,6 +219,15 @@ class SitemapLearner:
         return 1.0 if self.method == "paper" else 0.5
 
     @property
+    def target_url_(self) -> str:
+        """``family``: the target crawl also takes the example page's URL family (its folder and
+        depth, narrowed to its file-name kind where the folder mixes kinds; see
+        ``crawl.example_family``) as a sign of the target; ``off``: structure only."""
+        if self.target_url is not None:
+            return self.target_url
+        return "off" if self.method == "paper" else "family"
+
+    @property
     def eps_rule_(self) -> str:
         return self.eps_rule or ("histogram" if self.method == "paper" else "select")
 
@@ -217,7 +236,8 @@ class SitemapLearner:
         node calls it on the driver so a typo fails the job instead of every site."""
         choices = {"xpath_classes": (self.xpath_classes_, XPATH_CLASS_MODES), "norm": (self.norm_, ("l1", "l2")),
                    "clusterer": (self.clusterer_, ("dbscan", "hdbscan")), "num_bins": (self.num_bins, ("div", "mul")),
-                   "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select"))}
+                   "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select")),
+                   "target_url": (self.target_url_, TARGET_URL_MODES)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -231,6 +251,10 @@ class SitemapLearner:
             raise ValueError(f"noise_radius must be >= 0 (a multiple of eps), got {self.noise_radius!r}")
         if not isinstance(self.target_feedback_, (int, float)) or not self.target_feedback_ >= 0:
             raise ValueError(f"target_feedback must be >= 0 (pages), got {self.target_feedback!r}")
+        if not isinstance(self.max_df, (int, float)) or isinstance(self.max_df, bool) or not 0 < self.max_df <= 1:
+            raise ValueError(f"max_df must be in (0, 1] (a share of the sample's pages), got {self.max_df!r}")
+        if not isinstance(self.binary_tf, bool):
+            raise ValueError(f"binary_tf must be true or false, got {self.binary_tf!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
             raise ValueError(f"eps must be > 0 when given, got {self.eps!r}")
         return self
@@ -239,7 +263,8 @@ class SitemapLearner:
         return {k: getattr(self, k) for k in ("method", "min_pts", "xpath_classes", "clusterer", "num_bins",
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
                                              "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
-                                             "target_feedback", "balance_weight")}
+                                             "target_feedback", "balance_weight", "target_url", "binary_tf",
+                                             "max_df")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
@@ -250,7 +275,8 @@ class SitemapLearner:
         return [getattr(x, "xpaths", x) for x in X]
 
     def transform(self, X) -> sparse.csr_matrix:
-        """log-tf-idf over the learned vocabulary, L1- (paper) or L2-normalised, new pages too
+        """log-tf-idf (``binary_tf``: presence x idf) over the learned vocabulary, L1- (paper) or
+        L2-normalised, new pages too
         (the authors' code skipped this for new pages, a bug the notes call out)."""
         bags = self._bags(X)
         index = self._index
@@ -261,7 +287,7 @@ class SitemapLearner:
                 if j is not None and tf > 0:
                     rows.append(r)
                     cols.append(j)
-                    vals.append(math.log2(1 + tf) * self.idf_[j])
+                    vals.append((1.0 if self.binary_tf else math.log2(1 + tf)) * self.idf_[j])
         M = sparse.csr_matrix((vals, (rows, cols)), shape=(len(bags), len(self.vocabulary_)))
         if self.norm_ not in ("l1", "l2"):
             raise ValueError(f"norm must be l1 or l2, got {self.norm_!r}")
@@ -288,7 +314,8 @@ class SitemapLearner:
             for path in bag:
                 df[path] = df.get(path, 0) + 1
         theta = self.min_pts if n >= 2 * self.min_pts else 1
-        self.vocabulary_ = sorted(p for p, d in df.items() if d >= theta)
+        # max_df < 1 drops the layout: paths on more than that share of the sample (measured, not kept)
+        self.vocabulary_ = sorted(p for p, d in df.items() if d >= theta and d <= self.max_df * n)
         self._index = {p: i for i, p in enumerate(self.vocabulary_)}
         self.idf_ = np.array([math.log2(n / df[p]) for p in self.vocabulary_], dtype=float)
         self.n_features_ = len(self.vocabulary_)
@@ -300,6 +327,7 @@ class SitemapLearner:
         self._fit_knn()
         self._cluster_stats(Xv)
         if urls is not None:
+            self.url_families_ = url_family_counts(urls)
             if links is None:
                 links = [getattr(x, "links", []) for x in X]
             self.fit_navigation(urls, links, resolve=resolve)
@@ -453,6 +481,8 @@ class SitemapLearner:
             out["navigation"] = nav.navigation_to_rows(self.navigation_)
             out["hubs"] = {str(k): v for k, v in self.hubs_.items()}
             out["authorities"] = {str(k): v for k, v in self.authorities_.items()}
+        if hasattr(self, "url_families_"):
+            out["url_families"] = self.url_families_
         return out
 
     def to_json(self) -> str:
@@ -485,5 +515,8 @@ class SitemapLearner:
             self.hubs_ = {int(k): v for k, v in data["hubs"].items()}
             self.authorities_ = {int(k): v for k, v in data["authorities"].items()}
             self.nav_entropy_ = nav.mean_row_entropy(self.navigation_)
+        if "url_families" in data:
+            self.url_families_ = {family: {prefix: int(n) for prefix, n in prefixes.items()}
+                                  for family, prefixes in data["url_families"].items()}
         self._fit_knn()
         return self

@@ -3,8 +3,11 @@
 The columnar index gives each capture's WARC file, offset and length. The ranges of one file go
 to :func:`crawlplan.warc.remote.read_ranges` (the same retrying, resuming reader as whole files:
 local, http(s), S3), which sorts them, merges neighbours at most ``max_gap`` bytes apart into one
-request and hands back each range's bytes; each record is then parsed alone, since Common Crawl
-writes every record as its own gzip member. Only the selected records are parsed; gap bytes are
+request and hands back each range's bytes. Common Crawl writes every record as its own gzip
+member, so each range can be parsed alone; with fastwarc, ranges read one after another are
+parsed together, their bytes joined into one stream, so that a record does not pay an
+iterator's setup of its own (about 30% of the reading of the demo's small records), with every record
+checked to start and end on its own range. Only the selected records are parsed; gap bytes are
 read but never parsed. Every range ends as a record or as a reason, never silently lost.
 """
 
@@ -19,6 +22,8 @@ from dataclasses import dataclass
 from crawlplan.warc.fast import iter_fastwarc
 from crawlplan.warc.reader import FileOutcome, RawRecord, iter_warcio
 from crawlplan.warc.remote import NotFound, RemoteError, RetryPolicy, Unreachable, merge_ranges, read_ranges
+
+BATCH_BYTES = 4 << 20     # read ranges parsed together (see parse_ranges); bounds the memory held
 
 
 @dataclass(frozen=True)
@@ -92,22 +97,30 @@ def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, m
     # one read_ranges call for the whole file (one open of a local file, one request per span of a
     # remote one); when a span fails, its unread ranges are rejected and the next spans are read anew
     spans = merge_ranges([(r.offset, r.length) for r in clean], max_gap)
+    options = {"max_payload_bytes": max_payload_bytes, "read_payload": read_payload, "reader": reader}
     try:
         while spans:
             wanted = [clean[j] for _, _, members in spans for j in members]
             ends = list(itertools.accumulate(len(members) for _, _, members in spans))
-            span = done = 0                 # the span being read; how many of ``wanted`` are parsed
+            span = done = 0                 # the span being read; how many of ``wanted`` are read
+            batch: list[tuple[RecordRange, bytes]] = []     # read, not parsed yet
+            batch_bytes = 0
             try:
                 for i, data in read_ranges(path, [(r.offset, r.length) for r in wanted], remote, max_gap=max_gap):
-                    yield _parse(wanted[i], data, path, outcome, max_payload_bytes=max_payload_bytes,
-                                 read_payload=read_payload, reader=reader)
+                    batch.append((wanted[i], data))
+                    batch_bytes += len(data)
                     done = i + 1
                     if done == ends[span]:
                         outcome.bytes += spans[span][1] - spans[span][0]
                         span += 1
+                    if batch_bytes >= BATCH_BYTES:
+                        yield from parse_ranges(batch, path, outcome, **options)
+                        batch, batch_bytes = [], 0
+                yield from parse_ranges(batch, path, outcome, **options)
                 spans = []
             except Exception as exc:  # noqa: BLE001 - network, permissions, a short file: the span's ranges are rejects
                 detail = _failed(outcome, exc)
+                yield from parse_ranges(batch, path, outcome, **options)     # what was read before the fault
                 lost = wanted[done:ends[span]]
                 outcome.bytes += sum(r.length for r in wanted[ends[span - 1] if span else 0:done])
                 yield from (RangeResult(r, None, "range_read_error", detail) for r in lost)
@@ -116,10 +129,65 @@ def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, m
         outcome.seconds = time.time() - started
 
 
+def parse_ranges(batch: list[tuple[RecordRange, bytes]], path: str, outcome: FileOutcome, *, reader: str,
+                 **options) -> list[RangeResult]:
+    """The records of ``batch`` (ranges of ``path`` in file order, with their bytes).
+
+    With fastwarc, the ranges go through one iterator over their bytes joined end to end (each
+    range is whole gzip members, so the join is a valid WARC stream): the iterator's setup, which
+    a record alone pays in full, is paid once per batch. A record is taken only where it starts
+    exactly at its range and the next record starts exactly at the next range (so it read none
+    of its neighbour's bytes; the last range ends with the bytes). From the first range where
+    that fails, ranges are parsed one by one (:func:`parse_member`) until the joined parse can
+    start again, so every range gives the record, or the reason, it gives alone."""
+    if reader != "fastwarc" or path.endswith((".arc", ".arc.gz")):
+        return [_parse(r, data, path, outcome, reader=reader, **options) for r, data in batch]
+    results: list[RangeResult] = []
+    while len(results) < len(batch):
+        rest = batch[len(results):]
+        taken = _parse_joined(rest, path, outcome, **options) if len(rest) > 1 else []
+        results.extend(taken)
+        # alone: the range the joined parse stopped at, and the next one, which it may have run into
+        results.extend(_parse(r, data, path, outcome, reader=reader, **options)
+                       for r, data in rest[len(taken):len(taken) + 2])
+    return results
+
+
+def _parse_joined(batch: list[tuple[RecordRange, bytes]], path: str, outcome: FileOutcome, *,
+                  max_payload_bytes: int, read_payload) -> list[RangeResult]:
+    """The leading ranges of ``batch`` whose records one fastwarc iterator over the joined bytes
+    parses cleanly (see :func:`parse_ranges`); possibly none."""
+    starts = list(itertools.accumulate((len(data) for _, data in batch), initial=0))
+    scratch = FileOutcome(warc_file=path)
+    records = iter_fastwarc(io.BytesIO(b"".join(data for _, data in batch)), path, scratch,
+                            max_payload_bytes=max_payload_bytes, read_payload=read_payload)
+    taken: list[RangeResult] = []
+    pending: RawRecord | None = None        # the last record, taken once the next one starts on time
+    try:
+        for rec in records:
+            j = len(taken) + (pending is not None)      # the range this record should start
+            if scratch.status != "ok" or j >= len(batch) or rec.offset != starts[j]:
+                break
+            if pending is not None:
+                taken.append(_taken(batch[j - 1][0], pending, outcome))
+            pending = rec
+            if j == len(batch) - 1:                     # the last range: its bytes end the stream
+                taken.append(_taken(batch[j][0], rec, outcome))
+                break
+    finally:
+        records.close()
+    return taken
+
+
 def _parse(r: RecordRange, data: bytes, path: str, outcome: FileOutcome, **options) -> RangeResult:
     rec, parsed = parse_member(data, path, r.offset, **options)
     if rec is None:
         return RangeResult(r, None, "not_a_record", parsed.error or "no WARC record at this offset")
+    return _taken(r, rec, outcome)
+
+
+def _taken(r: RecordRange, rec: RawRecord, outcome: FileOutcome) -> RangeResult:
+    rec.offset = r.offset
     outcome.records += 1
     outcome.records_by_type[rec.record_type] += 1
     if r.url and rec.url != r.url:
