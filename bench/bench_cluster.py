@@ -1,0 +1,113 @@
+"""The demo pipeline in local mode against the two-worker standalone harness, back to back, per node.
+
+    .venv/bin/python bench/bench_cluster.py [--demo .cache/demo-h300-s0] [--models .cache/models]
+
+Local: ``crawlplan run`` (one driver, ``local[*]``, the local profile). Cluster:
+``scripts/spark-cluster.sh start`` (master + two workers of 1 core each on 127.0.0.1), ``crawlplan
+package``, then the script ``crawlplan submit main --conf FILE`` prints, one block per node, each
+block (one spark-submit: JVM start, executor registration, the job) timed on its own. Both runs read
+the same demo crawl and the same already-trained demo models, so neither trains. Per node the table
+gives the job's own seconds (its completion marker) and, on the cluster, the spark-submit's wall
+time; the ratio is wall against wall. The machine's load average is recorded before and after,
+because the 2 cores may be shared. Results: bench/results/cluster.json and the markdown table
+printed at the end (docs/cluster.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchlib import REPO, machine, save
+
+sys.path.insert(0, str(REPO / "tests"))
+from cluster_support import (  # noqa: E402  (the tests' harness helpers: one way to start the cluster)
+    cluster_conf,
+    crawlplan,
+    demo_conf,
+    start_cluster,
+    stop_cluster,
+    write_yaml,
+)
+
+BLOCK = re.compile(r"^# \[\d+/\d+\] (\S+)$", re.M)
+
+
+def markers(out: Path) -> dict[str, float]:
+    return {p.stem: json.loads(p.read_text())["seconds"] for p in (out / "_markers").glob("*.json")}
+
+
+def node_blocks(script: str) -> list[tuple[str, str]]:
+    """The generated script cut into (node, commands) blocks, its header (set -euo ...) kept on each."""
+    parts = BLOCK.split(script)
+    header = parts[0]
+    return [(parts[i], header + parts[i + 1]) for i in range(1, len(parts), 2)]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--demo", type=Path, default=REPO / ".cache" / "demo-h300-s0")
+    ap.add_argument("--models", type=Path, default=REPO / ".cache" / "models")
+    ap.add_argument("--work", type=Path, default=REPO / "bench" / "results" / "cluster-run")
+    args = ap.parse_args()
+    if not (args.demo / "_SUCCESS").is_file():
+        raise SystemExit(f"no demo crawl at {args.demo}: run `crawlplan demo` (or the test suite) first")
+    shutil.rmtree(args.work, ignore_errors=True)
+    args.work.mkdir(parents=True)
+    base = demo_conf(args.demo.resolve(), args.models.resolve())
+    before = machine()
+
+    local_out = args.work / "local"
+    t0 = time.perf_counter()
+    proc = crawlplan("run", "--conf", str(write_yaml(args.work / "local.yaml", base)), "--out", str(local_out),
+                     cwd=args.work)
+    local_wall = time.perf_counter() - t0
+    if proc.returncode:
+        raise SystemExit(proc.stdout[-3000:] + proc.stderr[-3000:])
+
+    cluster = start_cluster(args.work / "cluster")
+    try:
+        proc = crawlplan("package", "--out", str(args.work / "dist"), cwd=args.work)
+        if proc.returncode:
+            raise SystemExit(proc.stderr[-3000:])
+        conf = cluster_conf(base, cluster, dist=args.work / "dist", out=args.work / "cluster-out")
+        proc = crawlplan("submit", "main", "--conf", str(write_yaml(args.work / "cluster.yaml", conf)), cwd=args.work)
+        if proc.returncode:
+            raise SystemExit(proc.stderr[-3000:])
+        walls = {}
+        for node, block in node_blocks(proc.stdout):
+            t0 = time.perf_counter()
+            run = subprocess.run(["bash", "-c", block], cwd=args.work, capture_output=True, text=True)
+            walls[node] = time.perf_counter() - t0
+            (args.work / f"{node}.log").write_text(run.stdout + run.stderr)   # progress lines: task counts
+            if run.returncode:
+                raise SystemExit(f"{node} failed on the cluster:\n{run.stdout[-3000:]}{run.stderr[-3000:]}")
+    finally:
+        stop_cluster(args.work / "cluster")
+
+    local_s, cluster_s = markers(local_out), markers(args.work / "cluster-out")
+    cluster_wall = sum(walls.values())
+    result = {"local_wall_s": round(local_wall, 1), "cluster_wall_s": round(cluster_wall, 1),
+              "ratio": round(cluster_wall / local_wall, 2), "local_job_s": local_s, "cluster_job_s": cluster_s,
+              "cluster_submit_wall_s": {k: round(v, 1) for k, v in walls.items()},
+              "machine_before": before, "machine_after": machine()}
+    save("cluster", result)
+    print("| node | local: job s | cluster: job s | cluster: spark-submit wall s |")
+    print("|---|---:|---:|---:|")
+    for node in walls:
+        print(f"| {node} | {local_s.get(node, 0):.1f} | {cluster_s.get(node, 0):.1f} | {walls[node]:.1f} |")
+    print(f"| **all** (wall) | {local_wall:.1f} (`crawlplan run`) | {sum(cluster_s.values()):.1f} | "
+          f"{cluster_wall:.1f} |")
+    print(f"\ncluster / local wall: {cluster_wall / local_wall:.2f}x; load avg before {before['load_avg']}, "
+          f"after {result['machine_after']['load_avg']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
