@@ -1,5 +1,6 @@
 """Pipelines as data and the runner: order, skipping, forcing, atomic outputs, schema checks."""
 
+import argparse
 import json
 
 import dag_fake_jobs
@@ -7,6 +8,7 @@ import pytest
 
 from crawlplan import storage
 from crawlplan.conf import ConfError
+from crawlplan.dag.entry import run_with_upstream
 from crawlplan.dag.pipeline import describe, load_pipeline
 from crawlplan.dag.runner import Runner
 from crawlplan.schemas import load_schema, schema_from_dict
@@ -54,6 +56,7 @@ def _runner(spark, out, conf=None):
 
 def test_topological_order_and_description(fake):
     assert fake.order() == ["numbers", "doubled"]
+    assert fake.last() == ["doubled"] and fake.last(["numbers"]) == ["numbers"]
     assert fake.dependencies("doubled") == ["numbers"]
     assert "1. numbers" in describe(fake)
 
@@ -104,6 +107,21 @@ def test_second_run_skips_and_params_invalidate(spark, fake, tmp_path):
     result = changed.run_pipeline(fake)
     assert result["numbers"]["status"] == "ran" and result["doubled"]["status"] == "ran"
     assert spark.read.parquet(str(out / "doubled")).count() == 9
+
+
+@pytest.mark.spark
+def test_a_job_with_its_upstream_runs_them_in_one_application_and_skips_what_is_done(spark, fake, tmp_path):
+    """``spark-submit jobs/NODE.py --with-upstream`` (``crawlplan submit --one-application``)."""
+    out = str(tmp_path / "out")
+    conf = {"run": {"progress_every_s": 0}}
+    args = argparse.Namespace(output=out, input=[], force=False, retry_failed=False)
+    assert run_with_upstream(spark, conf, fake, "doubled", args) == 0
+    assert dag_fake_jobs.CALLS == ["numbers", "doubled"]
+    assert spark.read.parquet(f"{out}/doubled").count() == 6
+    run_with_upstream(spark, conf, fake, "doubled", args)               # relaunched: both markers current
+    assert dag_fake_jobs.CALLS == ["numbers", "doubled"]
+    run_with_upstream(spark, conf, fake, "doubled", argparse.Namespace(**{**vars(args), "force": True}))
+    assert dag_fake_jobs.CALLS == ["numbers", "doubled"] * 2
 
 
 @pytest.mark.spark

@@ -47,6 +47,21 @@ def test_submit_commands_follow_the_dependency_order(pipeline):
     assert classify[classify.index("jobs/classify.py") + 1:][:4] == ["--input", "out", "--output", "out"]
 
 
+def test_one_application_submits_the_last_node_with_its_upstream(pipeline, capsys):
+    from crawlplan.cli import main
+
+    spec = submit.SubmitSpec.from_conf(load_conf("cluster"), "conf/my-run.yaml")
+    cmds = submit.commands(spec, pipeline, one_application=True)
+    assert [n for n, _ in cmds] == pipeline.last() == ["report"]
+    assert pipeline.upstream(pipeline.last()) == pipeline.order()      # report's upstream is the whole DAG
+    assert cmds[0][1] == submit.command(spec, pipeline, pipeline.nodes["report"]) + ["--with-upstream"]
+    assert main(["submit", "main", "--one-application", "--only", "extract"]) == 2
+    assert "give one of them" in capsys.readouterr().err
+    # the inputs the upstream nodes need are checked before the one application starts
+    assert main(["submit", "main", "--run", "--one-application", "--set", "ops.spark_submit=/bin/true"]) == 2
+    assert "inputs.warc_paths: needed by extract" in capsys.readouterr().err
+
+
 def test_client_mode_env_archive_and_extra_conf(pipeline):
     conf = load_conf("cluster", overrides=["ops.deploy_mode=client", "ops.env_archive=s3a://b/env.tar.gz",
                                            "ops.code_uri=s3a://b/jobs/", "ops.out_dir=s3a://b/run1",

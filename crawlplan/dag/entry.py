@@ -8,7 +8,7 @@ import sys
 
 from crawlplan.conf import ConfError, load_conf
 from crawlplan.dag.pipeline import load_pipeline
-from crawlplan.dag.runner import run_single_job
+from crawlplan.dag.runner import Runner, run_single_job
 from crawlplan.spark import build_session
 
 _EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
@@ -46,6 +46,9 @@ def add_job_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pipeline", default="main", help="pipeline that defines the node (default main)")
     parser.add_argument("--force", action="store_true",
                         help="run even when the node's completion marker under --output is current")
+    parser.add_argument("--with-upstream", action="store_true",
+                        help="first run every node upstream of this one in the same Spark application, each "
+                             "skipped when its marker is current (what `crawlplan submit --one-application` uses)")
     parser.add_argument("--retry-failed", action="store_true",
                         help="extract only: re-read just the WARC files whose warc_files status under --output "
                              "is not ok and merge them into the outputs there")
@@ -62,11 +65,27 @@ def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
     if getattr(args, "retry_failed", False) and node.job != "extract":
         raise ValueError(f"--retry-failed re-reads WARC files: it applies to extract, not to {node_name}")
     spark = build_session(conf, app_name=f"crawlplan-{node_name}")
+    if getattr(args, "with_upstream", False):
+        return run_with_upstream(spark, conf, pipeline, node_name, args)
     result = run_single_job(spark, conf, pipeline, node_name, args.input, args.output, force=args.force)
     if result["status"] == "skipped":
         print(f"{node_name}: {', '.join(node.outputs)} under {args.output} are up to date (--force to redo)")
     else:
         print(f"{node_name}: wrote {', '.join(node.outputs)} under {args.output}")
+    return 0
+
+
+def run_with_upstream(spark, conf: dict, pipeline, node_name: str, args: argparse.Namespace) -> int:
+    """The node and everything upstream of it in this one application: on a cluster every
+    application pays its own driver, executor JVMs and Python workers (about 30 s a node on the
+    two-worker harness, docs/cluster.md), which a pipeline of small nodes pays once here. Each node
+    is still skipped by its completion marker, so a relaunch after a failure starts at that node."""
+    start = "extract" if getattr(args, "retry_failed", False) else None
+    runner = Runner(spark, conf, args.output, roots=[args.output.rstrip("/") or "."] + list(args.input))
+    results = runner.run_pipeline(pipeline, until=[node_name], start=start, force=args.force)
+    ran = [name for name, result in results.items() if result["status"] != "skipped"]
+    print(f"{node_name} with its upstream: {len(results)} nodes, {len(ran)} run, "
+          f"{len(results) - len(ran)} up to date; datasets under {args.output}")
     return 0
 
 

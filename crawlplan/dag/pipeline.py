@@ -71,6 +71,13 @@ class Pipeline:
                 todo.extend(self.dependencies(name))
         return [n for n in self.order() if n in keep]
 
+    def last(self, nodes: list[str] | None = None) -> list[str]:
+        """The nodes of ``nodes`` (default: all) that no other of them depends on: naming these
+        names the whole selection (``--until``, one application per last node)."""
+        nodes = self.order() if nodes is None else nodes
+        feeding = {d for n in nodes for d in self.upstream([n]) if d != n}
+        return [n for n in nodes if n not in feeding]
+
     def external_inputs(self, node: str) -> list[str]:
         producer = self.producer()
         return [i for i in self.nodes[node].inputs if i not in producer]

@@ -171,19 +171,13 @@ def check_inputs(pipeline: Pipeline, nodes: list[str], conf: dict, *, verb: str 
         runnable = [n for n in nodes if not set(pipeline.upstream([n])) & blocked]
         lines = [f"  inputs.{k}: needed by {', '.join(v)}" for k, v in missing.items()]
         if verb == "run":
-            selection = "crawlplan run --until " + ",".join(_maximal(pipeline, runnable))
+            selection = "crawlplan run --until " + ",".join(pipeline.last(runnable))
         else:
             selection = f"crawlplan {verb} " + " ".join(f"--only {n}" for n in runnable)
         hint = f"\nor run only the nodes that need none of them: {selection}" if runnable else ""
         where = ("set them under inputs: in the --conf file (the jobs get that file and the profile, not --set)"
                  if verb == "submit" else "set them with --set inputs.NAME=PATH (or in a --conf file)")
         raise InputError("this run needs inputs that are not set:\n" + "\n".join(lines) + "\n" + where + hint)
-
-
-def _maximal(pipeline: Pipeline, nodes: list[str]) -> list[str]:
-    """The nodes of ``nodes`` no other node of ``nodes`` depends on (what --until needs to name)."""
-    feeding = {d for n in nodes for d in pipeline.upstream([n]) if d != n}
-    return [n for n in nodes if n not in feeding]
 
 
 class Runner:
@@ -239,8 +233,9 @@ class Runner:
         return all(storage.exists(self.spark, storage.join(self.out_dir, out)) for out in node.outputs)
 
     def run_pipeline(self, pipeline: Pipeline, *, only: str | None = None, start: str | None = None,
-                     until: list[str] | None = None) -> dict:
+                     until: list[str] | None = None, force: bool = False) -> dict:
         order, forced = plan_run(pipeline, self.conf, only=only, start=start, until=until)
+        forced = set(order) if force else forced
         external = dict(get(self.conf, "inputs", {}) or {})
         # leftovers of a killed run: never visible to readers, but they take space
         storage.delete(self.spark, storage.join(self.out_dir, "_tmp"))

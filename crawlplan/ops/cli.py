@@ -40,6 +40,9 @@ def register(subparsers) -> None:
     sb.add_argument("--only", metavar="NODE", action="append", help="just these nodes (repeatable)")
     sb.add_argument("--force", action="store_true",
                     help="pass --force to the jobs: redo nodes whose completion markers are current")
+    sb.add_argument("--one-application", action="store_true",
+                    help="the whole pipeline in one spark-submit (one driver, one set of executors; nodes still "
+                         "skipped by their markers) instead of one per node")
     sb.set_defaults(func=cmd_submit)
 
     pk = subparsers.add_parser("package", help="build the wheel (--py-files) and optionally a venv archive (--archives)")
@@ -81,7 +84,10 @@ def cmd_submit(args) -> int:
     submit.check(spec)
     spec.spark_submit = submit.spark_submit_binary(spec.spark_submit)
     spec.force = args.force
-    cmds = submit.commands(spec, pipeline)
+    if args.one_application and args.only:
+        raise ValueError("--one-application runs the whole pipeline in one spark-submit; --only picks nodes "
+                         "to submit one by one: give one of them")
+    cmds = submit.commands(spec, pipeline, one_application=args.one_application)
     if args.only:
         unknown = set(args.only) - set(pipeline.nodes)
         if unknown:
@@ -94,7 +100,9 @@ def cmd_submit(args) -> int:
 
     # before the first cluster job, not after; against the conf the jobs get (--conf and the
     # submit profile: --set values are not passed on to them)
-    check_inputs(pipeline, [n for n, _ in cmds], load_conf(spec.profile, args.conf), verb="submit")
+    submitted = [n for n, _ in cmds]
+    nodes = pipeline.upstream(submitted) if args.one_application else submitted
+    check_inputs(pipeline, nodes, load_conf(spec.profile, args.conf), verb="submit")
     env = {**os.environ, **submit.driver_defaults(spec)}
     for i, (name, cmd) in enumerate(cmds, 1):
         print(f"[{i}/{len(cmds)}] {name}: {' '.join(redact_args(cmd))}", flush=True)  # logs keep no secrets

@@ -153,8 +153,13 @@ def command(spec: SubmitSpec, pipeline: Pipeline, node: Node) -> list[str]:
     return cmd + [job_file(spec, node)] + application_args(spec, pipeline, node)
 
 
-def commands(spec: SubmitSpec, pipeline: Pipeline) -> list[tuple[str, list[str]]]:
-    return [(name, command(spec, pipeline, pipeline.nodes[name])) for name in pipeline.order()]
+def commands(spec: SubmitSpec, pipeline: Pipeline, *, one_application: bool = False) -> list[tuple[str, list[str]]]:
+    """One spark-submit per node, or with ``one_application`` one per last node (a node nothing
+    else depends on; ``main`` has one, ``report``) run ``--with-upstream``: the nodes share one
+    driver and one set of executors instead of starting them per node."""
+    if not one_application:
+        return [(name, command(spec, pipeline, pipeline.nodes[name])) for name in pipeline.order()]
+    return [(name, command(spec, pipeline, pipeline.nodes[name]) + ["--with-upstream"]) for name in pipeline.last()]
 
 
 def render(cmds: list[tuple[str, list[str]]], env: dict[str, str] | None = None) -> str:
