@@ -1,6 +1,7 @@
 """The demo pipeline in local mode against the two-worker standalone harness, back to back, per node.
 
     .venv/bin/python bench/bench_cluster.py [--demo .cache/demo-h300-s0] [--models .cache/models]
+    .venv/bin/python bench/bench_cluster.py --one-application   # the script of `submit --one-application`
 
 Local: ``crawlplan run`` (one driver, ``local[*]``, the local profile). Cluster:
 ``scripts/spark-cluster.sh start`` (master + two workers of 1 core each on 127.0.0.1), ``crawlplan
@@ -10,7 +11,9 @@ the same demo crawl and the same already-trained demo models, so neither trains.
 gives the job's own seconds (its completion marker) and, on the cluster, the spark-submit's wall
 time; the ratio is wall against wall. The machine's load average is recorded before and after,
 because the 2 cores may be shared. Results: bench/results/cluster.json and the markdown table
-printed at the end (docs/cluster.md).
+printed at the end (docs/cluster.md). With ``--one-application`` the cluster runs the script of
+``crawlplan submit main --one-application`` (one spark-submit for the eleven nodes; per-node job
+seconds from the markers, one wall time), and its datasets are compared with the local run's.
 """
 
 from __future__ import annotations
@@ -26,9 +29,12 @@ from pathlib import Path
 
 from benchlib import REPO, machine, save
 
+from crawlplan.dag.pipeline import load_pipeline
+
 sys.path.insert(0, str(REPO / "tests"))
 from cluster_support import (  # noqa: E402  (the tests' harness helpers: one way to start the cluster)
     cluster_conf,
+    compare_runs,
     crawlplan,
     demo_conf,
     start_cluster,
@@ -55,6 +61,8 @@ def main() -> int:
     ap.add_argument("--demo", type=Path, default=REPO / ".cache" / "demo-h300-s0")
     ap.add_argument("--models", type=Path, default=REPO / ".cache" / "models")
     ap.add_argument("--work", type=Path, default=REPO / "bench" / "results" / "cluster-run")
+    ap.add_argument("--one-application", action="store_true",
+                    help="the cluster runs `crawlplan submit main --one-application`'s script")
     args = ap.parse_args()
     if not (args.demo / "_SUCCESS").is_file():
         raise SystemExit(f"no demo crawl at {args.demo}: run `crawlplan demo` (or the test suite) first")
@@ -77,7 +85,9 @@ def main() -> int:
         if proc.returncode:
             raise SystemExit(proc.stderr[-3000:])
         conf = cluster_conf(base, cluster, dist=args.work / "dist", out=args.work / "cluster-out")
-        proc = crawlplan("submit", "main", "--conf", str(write_yaml(args.work / "cluster.yaml", conf)), cwd=args.work)
+        one_app = ["--one-application"] if args.one_application else []
+        proc = crawlplan("submit", "main", "--conf", str(write_yaml(args.work / "cluster.yaml", conf)), *one_app,
+                         cwd=args.work)
         if proc.returncode:
             raise SystemExit(proc.stderr[-3000:])
         walls = {}
@@ -93,18 +103,23 @@ def main() -> int:
 
     local_s, cluster_s = markers(local_out), markers(args.work / "cluster-out")
     cluster_wall = sum(walls.values())
-    result = {"local_wall_s": round(local_wall, 1), "cluster_wall_s": round(cluster_wall, 1),
+    differences = compare_runs(load_pipeline("main"), local_out, args.work / "cluster-out")
+    result = {"mode": "one application" if args.one_application else "one application per node",
+              "datasets_equal_local": not differences, "differences": differences,
+              "local_wall_s": round(local_wall, 1), "cluster_wall_s": round(cluster_wall, 1),
               "ratio": round(cluster_wall / local_wall, 2), "local_job_s": local_s, "cluster_job_s": cluster_s,
               "cluster_submit_wall_s": {k: round(v, 1) for k, v in walls.items()},
               "machine_before": before, "machine_after": machine()}
-    save("cluster", result)
+    save("cluster-one-application" if args.one_application else "cluster", result)
     print("| node | local: job s | cluster: job s | cluster: spark-submit wall s |")
     print("|---|---:|---:|---:|")
-    for node in walls:
-        print(f"| {node} | {local_s.get(node, 0):.1f} | {cluster_s.get(node, 0):.1f} | {walls[node]:.1f} |")
+    for node in load_pipeline("main").order():
+        wall = f"{walls[node]:.1f}" if node in walls and not args.one_application else "-"
+        print(f"| {node} | {local_s.get(node, 0):.1f} | {cluster_s.get(node, 0):.1f} | {wall} |")
     print(f"| **all** (wall) | {local_wall:.1f} (`crawlplan run`) | {sum(cluster_s.values()):.1f} | "
           f"{cluster_wall:.1f} |")
-    print(f"\ncluster / local wall: {cluster_wall / local_wall:.2f}x; load avg before {before['load_avg']}, "
+    print(f"\n{result['mode']}; datasets equal to the local run's: {not differences} {differences or ''}")
+    print(f"cluster / local wall: {cluster_wall / local_wall:.2f}x; load avg before {before['load_avg']}, "
           f"after {result['machine_after']['load_avg']}")
     return 0
 

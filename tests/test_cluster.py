@@ -4,8 +4,8 @@ A standalone master and two workers on 127.0.0.1 (fixture ``spark_cluster``,
 scripts/spark-cluster.sh); executors on a Python that cannot import crawlplan, so the code reaches
 them only through ``crawlplan package``'s zip (--py-files); the demo models shipped from the local
 model cache. The run goes through the script ``crawlplan submit main --conf FILE`` prints, fails
-on purpose in its third node, is fixed and relaunched (the finished nodes are skipped), and every
-dataset then equals a local ``crawlplan run``'s.
+on purpose in its third node, is fixed and relaunched as one application (``--one-application``;
+the finished nodes are skipped), and every dataset then equals a local ``crawlplan run``'s.
 """
 
 from __future__ import annotations
@@ -93,15 +93,22 @@ def test_main_pipeline_on_the_cluster_resumes_and_equals_the_local_run(spark_clu
     assert sorted(markers) == ["classify", "extract"], sorted(markers)
     assert markers["classify"]["counters"]["demo_models"] == 10   # the default registry, shipped to the executors
 
-    # 2. fixed (a setting of host_stats only) and relaunched: extract and classify are skipped
+    # 2. fixed (a setting of host_stats only) and relaunched as one application (the script of
+    # `submit --one-application`): extract and classify, done by their own applications, are
+    # skipped, the other nine nodes run in one driver (the Airflow test relaunches node by node)
     write_yaml(conf_file, conf)
-    second = subprocess.run(["bash", str(script)], cwd=run_root, capture_output=True, text=True, timeout=3000)
+    proc = crawlplan("submit", "main", "--one-application", "--conf", str(conf_file), cwd=run_root)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("spark-submit") == 1 and "--with-upstream" in proc.stdout
+    one_app = run_root / "run-main-one-application.sh"
+    one_app.write_text(proc.stdout)
+    second = subprocess.run(["bash", str(one_app)], cwd=run_root, capture_output=True, text=True, timeout=3000)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
     for name in ("extract", "classify"):
         assert json.loads((out / "_markers" / f"{name}.json").read_text()) == markers[name], name   # not rewritten
-    assert "extract: documents, rejects, warc_files, host_population under" in second.stdout
-    assert "classify: scores, classify_rejects, scores_extra under" in second.stdout
-    assert second.stdout.count("are up to date (--force to redo)") == 2
+    assert "[1/11] extract: up to date, skipped" in second.stdout
+    assert "[2/11] classify: up to date, skipped" in second.stdout
+    assert "report with its upstream: 11 nodes, 9 run, 2 up to date" in second.stdout
     assert (out / "report" / "index.html").is_file()
 
     # 3. every dataset equals the local run's
