@@ -8,7 +8,7 @@ import sys
 
 from crawlplan.conf import ConfError, load_conf
 from crawlplan.dag.pipeline import load_pipeline
-from crawlplan.dag.runner import Runner, run_single_job
+from crawlplan.dag.runner import Runner, job_roots, run_single_job
 from crawlplan.spark import build_session
 
 _EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
@@ -81,7 +81,7 @@ def run_with_upstream(spark, conf: dict, pipeline, node_name: str, args: argpars
     two-worker harness, docs/cluster.md), which a pipeline of small nodes pays once here. Each node
     is still skipped by its completion marker, so a relaunch after a failure starts at that node."""
     start = "extract" if getattr(args, "retry_failed", False) else None
-    runner = Runner(spark, conf, args.output, roots=[args.output.rstrip("/") or "."] + list(args.input))
+    runner = Runner(spark, conf, args.output, roots=job_roots(args.output, args.input))
     results = runner.run_pipeline(pipeline, until=[node_name], start=start, force=args.force)
     ran = [name for name, result in results.items() if result["status"] != "skipped"]
     print(f"{node_name} with its upstream: {len(results)} nodes, {len(ran)} run, "

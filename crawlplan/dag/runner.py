@@ -303,6 +303,13 @@ class Runner:
         return {"status": "ran", **marker}
 
 
+def job_roots(output: str, inputs: list[str]) -> list[str]:
+    """Where one job (or one application of several, ``--with-upstream``) looks up upstream
+    datasets and markers: its output folder, then its ``--input`` folders."""
+    return list(dict.fromkeys([output.rstrip("/") or "."] + [os.path.abspath(p) if "://" not in p else p
+                                                            for p in inputs]))
+
+
 def run_single_job(spark, conf: dict, pipeline: Pipeline, name: str, inputs: list[str], output: str, *,
                    force: bool = False, echo=print) -> dict:
     """``crawlplan job NODE`` and ``spark-submit jobs/NODE.py``: one node, inputs from the command
@@ -315,8 +322,7 @@ def run_single_job(spark, conf: dict, pipeline: Pipeline, name: str, inputs: lis
     # others it names folders holding upstream datasets
     if external_names and inputs and len(external_names) == len(node.inputs) and not external.get(external_names[0]):
         external[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
-    roots = list(dict.fromkeys([output.rstrip("/") or "."] + [os.path.abspath(p) if "://" not in p else p
-                                                              for p in inputs]))
+    roots = job_roots(output, inputs)
     # run.retry_failed (--retry-failed) redoes a finished extract's failed files: never "up to date"
     force = force or (node.job == "extract" and bool(get(conf, "run.retry_failed", False)))
     runner = Runner(spark, conf, output, echo=echo, roots=roots)
