@@ -54,6 +54,7 @@ CANDIDATES = {
     "default, structure-only target (target_url off)": {"method": "default", "target_url": "off"},
     "default, binary tf (presence x idf)": {"method": "default", "binary_tf": True},
     "default, layout paths dropped (max_df 0.5)": {"method": "default", "max_df": 0.5},
+    "default, structure-only clusters (url_merge 0)": {"method": "default", "url_merge": 0},
 }
 
 

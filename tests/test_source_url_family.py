@@ -5,8 +5,8 @@ shapes of rustdoc, Doxygen, javadoc, Python and Django documentation; no real si
 import pytest
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.crawl import TargetFeedback, example_family, kind_markers
-from crawlplan.source.features import name_prefix, url_family, url_family_counts
+from crawlplan.source.crawl import TargetFeedback, example_family
+from crawlplan.source.features import kind_markers, name_prefix, url_family, url_family_counts
 from crawlplan.source.learner import SitemapLearner
 
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "

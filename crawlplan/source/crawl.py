@@ -13,19 +13,19 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import links_by_apath, name_prefix, url_family
+from crawlplan.source.features import (
+    FAMILY_MAX_SHARE,
+    kind_markers,
+    links_by_apath,
+    marked_kind,
+    name_prefix,
+    url_family,
+)
 from crawlplan.source.mirror import Mirror
 
 MODES = ("bfs", "ucc", "target")
 FRONTIER_CAP = 3000
-# the example's URL family says nothing about the target when (nearly) the whole sample is in it
-# (a site generated into one folder: gtk-doc, Doxygen, texinfo)
-FAMILY_MAX_SHARE = 0.9
 FAMILY_TIE = 1e-6
-# a file-name prefix is a kind marker in a folder when at least this many of the folder's sample
-# pages, and at least this share of them, carry it (example_family)
-KIND_MIN_PAGES = 3
-KIND_MIN_SHARE = 0.1
 
 
 def sample_apath(mirror: Mirror, n: int, *, seed: int = 0, start: str | None = None) -> list[str]:
@@ -247,25 +247,7 @@ class ExampleFamily:
     def __contains__(self, url: str) -> bool:
         if url_family(url) != self.family:
             return False
-        return self.kind is None or _kind(name_prefix(url), self.markers) == self.kind
-
-
-def _kind(prefix: str, markers) -> str:
-    return prefix if prefix in markers else ""
-
-
-def kind_markers(prefixes: dict[str, int]) -> frozenset:
-    """The file-name prefixes that mark a kind of page in one folder ({prefix: sample pages}):
-    carried by at least ``KIND_MIN_PAGES`` pages and ``KIND_MIN_SHARE`` of the folder.
-
-    A generator that writes several kinds into one folder names them by kind (rustdoc's
-    ``struct.*``, ``fn.*``, ``trait.*``; javadoc's ``package-*`` beside the class pages;
-    Doxygen's ``class_*``, ``struct_*``): a few prefixes, each on a real part of the folder. A
-    prefix that is part of a name (Python's ``asyncio-*``, ``email.*``: 5% of ``library/`` each)
-    recurs too, but on a small part of a folder of many names."""
-    pages = sum(prefixes.values())
-    return frozenset(p for p, n in prefixes.items()
-                     if p and n >= KIND_MIN_PAGES and n >= KIND_MIN_SHARE * pages)
+        return self.kind is None or marked_kind(name_prefix(url), self.markers) == self.kind
 
 
 def example_family(learner, example: str | None) -> ExampleFamily | None:
@@ -288,8 +270,8 @@ def example_family(learner, example: str | None) -> ExampleFamily | None:
     if not total or in_folder / total > FAMILY_MAX_SHARE:
         return None
     markers = kind_markers(folder)
-    kind = _kind(name_prefix(example), markers)
-    of_kind = sum(n for p, n in folder.items() if _kind(p, markers) == kind)
+    kind = marked_kind(name_prefix(example), markers)
+    of_kind = sum(n for p, n in folder.items() if marked_kind(p, markers) == kind)
     if not markers or of_kind > FAMILY_MAX_SHARE * in_folder:
         return ExampleFamily(family)
     return ExampleFamily(family, kind, markers)

@@ -220,6 +220,52 @@ def url_family_counts(urls) -> dict[str, dict[str, int]]:
     return out
 
 
+# the URL family says nothing about a kind of page when (nearly) the whole sample is in it (a
+# site generated into one folder: gtk-doc, Doxygen, texinfo)
+FAMILY_MAX_SHARE = 0.9
+# a file-name prefix is a kind marker in a folder when at least this many of the folder's sample
+# pages, and at least this share of them, carry it (kind_markers)
+KIND_MIN_PAGES = 3
+KIND_MIN_SHARE = 0.1
+
+
+def kind_markers(prefixes: dict[str, int]) -> frozenset:
+    """The file-name prefixes that mark a kind of page in one folder ({prefix: sample pages}):
+    carried by at least ``KIND_MIN_PAGES`` pages and ``KIND_MIN_SHARE`` of the folder.
+
+    A generator that writes several kinds into one folder names them by kind (rustdoc's
+    ``struct.*``, ``fn.*``, ``trait.*``; javadoc's ``package-*`` beside the class pages;
+    Doxygen's ``class_*``, ``struct_*``): a few prefixes, each on a real part of the folder. A
+    prefix that is part of a name (Python's ``asyncio-*``, ``email.*``: 5% of ``library/`` each)
+    recurs too, but on a small part of a folder of many names."""
+    pages = sum(prefixes.values())
+    return frozenset(p for p, n in prefixes.items()
+                     if p and n >= KIND_MIN_PAGES and n >= KIND_MIN_SHARE * pages)
+
+
+def marked_kind(prefix: str, markers) -> str:
+    """A page's kind inside its folder: its file-name prefix when that is a kind marker, else ''
+    (the folder's unmarked pages, e.g. javadoc's class pages beside ``package-*``)."""
+    return prefix if prefix in markers else ""
+
+
+def url_kinds(urls) -> list[tuple[str, str] | None]:
+    """Per URL of a sample, its (URL family, kind marker) — the kind of page its URL alone
+    names — or None when its folder holds more than ``FAMILY_MAX_SHARE`` of the sample (the
+    folder then names no kind: the whole site is in it)."""
+    urls = list(urls)
+    families = url_family_counts(urls)
+    markers = {f: kind_markers(p) for f, p in families.items()}
+    out: list[tuple[str, str] | None] = []
+    for url in urls:
+        family = url_family(url)
+        if sum(families[family].values()) > FAMILY_MAX_SHARE * len(urls):
+            out.append(None)
+        else:
+            out.append((family, marked_kind(name_prefix(url), markers[family])))
+    return out
+
+
 def links_by_apath(links: list[tuple[str, str]]) -> dict[str, list[str]]:
     """U(p, x): the page's distinct links grouped by Apath, first-seen order kept."""
     out: dict[str, list[str]] = {}

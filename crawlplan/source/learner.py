@@ -34,6 +34,11 @@ Two configurations (``method``):
     folder holds more than 90% of the sample. Sphinx renders release notes, topics and how-tos
     with one template, so one cluster holds them all; the folder tells them apart (leave-one-
     site-out, docs/source.md).
+  * clusters that one URL kind holds are one cluster (``url_merge`` 2/3): when at least two
+    thirds of each of two clusters' sample pages sit in the same folder with the same file-name
+    kind marker, the structure split one kind of page by length or optional sections (pytest's
+    release notes, a forum's threads); merging only, never splitting by URL (leave-one-site-out,
+    docs/source.md).
   * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
     paper's full Balance a site of two or three clusters is pushed into its non-content cluster
     as soon as the content cluster leads (scrapy's source listings).
@@ -45,18 +50,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import XPATH_CLASS_MODES, extract, url_family_counts
+from crawlplan.source.features import XPATH_CLASS_MODES, extract, url_family_counts, url_kinds
 
 METHODS = ("default", "paper")
 TARGET_URL_MODES = ("off", "family")
 _W_TABLE = ((100, 16.0), (200, 12.0), (500, 6.0), (1000, 4.8))
 FORMAT = "crawlplan.sitemap/1"
+# merge_by_url_kind: the share of a cluster's sample pages that must sit in one URL kind
+URL_MERGE_SHARE = 2 / 3
 
 
 _MIN_EPS = 1e-6   # a zero K-dist quantile (identical pages) still clusters the identical pages
@@ -147,6 +155,33 @@ def eps_from_histogram(kd: np.ndarray, num_feats: int, min_pts: int, *, num_bins
     return fallback
 
 
+def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = URL_MERGE_SHARE) -> np.ndarray:
+    """Clusters whose sample pages lie, each for at least ``share``, in one and the same URL
+    kind (:func:`features.url_kinds`: folder, depth, query keys and file-name kind marker) are
+    one cluster; labels are renumbered 0..k-1 in order of first cluster, outliers stay -1.
+
+    Why: a generator writes one kind of page to one place, but renders it with optional
+    sections — pytest's release announcements range from a one-line bug-fix note to long
+    contributor lists, a forum's threads from one post to eight — and the structural clustering
+    splits such a kind by length and markup into clusters that all sit in one folder. Only
+    merging is done, never splitting by URL: a kind of page spread over many folders (javadoc
+    classes over packages, rustdoc structs over modules) must stay one cluster, and a folder
+    that holds the whole site (``FAMILY_MAX_SHARE``) names no kind."""
+    kinds = url_kinds(urls)
+    members: dict[int, Counter] = {}
+    for kind, label in zip(kinds, labels.tolist()):
+        if label != -1:
+            members.setdefault(int(label), Counter())[kind] += 1
+    first_of_kind: dict[tuple, int] = {}
+    into: dict[int, int] = {}
+    for label in sorted(members):
+        kind, pages = members[label].most_common(1)[0]
+        named = kind is not None and pages >= share * sum(members[label].values())
+        into[label] = first_of_kind.setdefault(kind, label) if named else label
+    number = {old: new for new, old in enumerate(sorted(set(into.values())))}
+    return np.array([-1 if c == -1 else number[into[c]] for c in labels.tolist()], dtype=int)
+
+
 class SitemapLearner:
     """Cluster a site's pages by structure and learn where each (cluster, Apath) leads.
 
@@ -160,7 +195,7 @@ class SitemapLearner:
                  n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8,
                  noise_radius: float | None = None, target_feedback: float | None = None,
                  balance_weight: float | None = None, target_url: str | None = None,
-                 binary_tf: bool = False, max_df: float = 1.0):
+                 binary_tf: bool = False, max_df: float = 1.0, url_merge: float | None = None):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -183,6 +218,7 @@ class SitemapLearner:
         self.target_url = target_url
         self.binary_tf = binary_tf
         self.max_df = max_df
+        self.url_merge = url_merge
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -228,6 +264,14 @@ class SitemapLearner:
         return "off" if self.method == "paper" else "family"
 
     @property
+    def url_merge_(self) -> float:
+        """Clusters that each have at least this share of their sample pages in one URL kind
+        (:func:`merge_by_url_kind`) become one; 0 = structure only (the paper)."""
+        if self.url_merge is not None:
+            return self.url_merge
+        return 0.0 if self.method == "paper" else URL_MERGE_SHARE
+
+    @property
     def eps_rule_(self) -> str:
         return self.eps_rule or ("histogram" if self.method == "paper" else "select")
 
@@ -253,6 +297,9 @@ class SitemapLearner:
             raise ValueError(f"target_feedback must be >= 0 (pages), got {self.target_feedback!r}")
         if not isinstance(self.max_df, (int, float)) or isinstance(self.max_df, bool) or not 0 < self.max_df <= 1:
             raise ValueError(f"max_df must be in (0, 1] (a share of the sample's pages), got {self.max_df!r}")
+        if not isinstance(self.url_merge_, (int, float)) or isinstance(self.url_merge_, bool) \
+                or not (self.url_merge_ == 0 or 0.5 < self.url_merge_ <= 1):
+            raise ValueError(f"url_merge must be 0 (off) or a share in (0.5, 1], got {self.url_merge!r}")
         if not isinstance(self.binary_tf, bool):
             raise ValueError(f"binary_tf must be true or false, got {self.binary_tf!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
@@ -264,7 +311,7 @@ class SitemapLearner:
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
                                              "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
                                              "target_feedback", "balance_weight", "target_url", "binary_tf",
-                                             "max_df")}
+                                             "max_df", "url_merge")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
@@ -321,7 +368,13 @@ class SitemapLearner:
         self.n_features_ = len(self.vocabulary_)
         Xv = self.transform(bags)
         self.train_vectors_ = Xv
-        self.labels_ = self._attach_noise(Xv, self._cluster(Xv))
+        labels = self._attach_noise(Xv, self._cluster(Xv))
+        self.url_merged_ = 0
+        if urls is not None and self.url_merge_ > 0:
+            merged = merge_by_url_kind(labels, urls, self.url_merge_)
+            self.url_merged_ = len(set(labels.tolist())) - len(set(merged.tolist()))
+            labels = merged
+        self.labels_ = labels
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))
         self._fit_knn()

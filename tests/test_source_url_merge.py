@@ -1,0 +1,98 @@
+"""Clusters that one URL kind holds are merged (``url_merge``), and only those: synthetic URL sets
+in the shapes of pytest's release notes, forum threads, javadoc, rustdoc and Doxygen; no real site."""
+
+import numpy as np
+import pytest
+
+from crawlplan.source.features import url_kinds
+from crawlplan.source.learner import URL_MERGE_SHARE, SitemapLearner, merge_by_url_kind
+
+BASE = "https://docs.example.org/en/7.2"
+WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
+         "sigma tau upsilon phi chi psi omega").split()
+
+
+def test_clusters_of_one_folder_and_kind_merge_and_labels_stay_contiguous():
+    # release notes split by length into clusters 0 and 2; how-tos are cluster 1; two outliers
+    urls = [f"{BASE}/announce/release-7.{i}.html" for i in range(12)]
+    urls += [f"{BASE}/how-to/{w}.html" for w in WORDS[:8]] + [f"{BASE}/index.html", f"{BASE}/search.html"]
+    labels = np.array([0] * 6 + [2] * 6 + [1] * 8 + [-1, -1])
+    merged = merge_by_url_kind(labels, urls)
+    assert merged[:12].tolist() == [0] * 12
+    assert merged[12:20].tolist() == [1] * 8
+    assert merged[20:].tolist() == [-1, -1]          # outliers are never merged
+    assert sorted(set(merged.tolist()) - {-1}) == [0, 1]
+
+
+def test_a_cluster_mostly_of_one_kind_merges_but_a_mixed_one_does_not():
+    urls = [f"https://f.example.net/t/{100 + i}-{WORDS[i % 24]}" for i in range(30)]
+    urls += [f"https://f.example.net/tag/{w}" for w in WORDS[:10]]
+    # cluster 0: threads; cluster 1: 8 threads + 2 tags (80% threads); cluster 2: 5 threads + 5 tags
+    labels = np.array([0] * 22 + [1] * 8 + [2] * 5 + [1] * 2 + [2] * 3)
+    merged = merge_by_url_kind(labels, urls)
+    assert merged[0] == merged[22] == merged[30 + 5]
+    assert merged[0] != merged[30]                   # the half-and-half cluster keeps its own label
+    assert len(set(merge_by_url_kind(labels, urls, share=0.9).tolist())) == 3   # 80% < 90%: no merge
+
+
+def test_a_kind_spread_over_many_folders_is_not_merged():
+    """javadoc classes over package folders, split by structure into two clusters that each span
+    the packages: no single URL kind holds two thirds of either, so nothing merges (and nothing
+    is ever split by folder)."""
+    packages = ["org/junit", "org/junit/runner", "org/junit/rules", "org/junit/experimental"]
+    urls = [f"https://junit.example.org/javadoc/{p}/{w.title()}.html" for p in packages for w in WORDS[:6]]
+    labels = np.array([0, 0, 0, 1, 1, 1] * 4)
+    assert merge_by_url_kind(labels, urls).tolist() == labels.tolist()
+
+
+def test_kind_markers_keep_kinds_of_one_folder_apart():
+    """rustdoc-shaped: struct / fn / trait pages side by side in one module folder (under 90% of
+    the site); two struct clusters merge, the fn and trait clusters stay."""
+    io = "https://docs.example.rs/kit/1.0/kit/io"
+    urls = [f"{io}/struct.{w.title()}.html" for w in WORDS[:12]]
+    urls += [f"{io}/fn.{w}.html" for w in WORDS[12:18]] + [f"{io}/trait.{w.title()}.html" for w in WORDS[18:24]]
+    urls += [f"https://docs.example.rs/kit/1.0/src/kit/{w}.rs.html" for w in WORDS[:8]]
+    labels = np.array([0] * 6 + [1] * 6 + [2] * 6 + [3] * 6 + [4] * 8)
+    merged = merge_by_url_kind(labels, urls)
+    assert merged[:12].tolist() == [0] * 12
+    assert len({merged[0], merged[12], merged[18], merged[24]}) == 4
+
+
+def test_a_folder_holding_the_whole_site_names_no_kind():
+    """Doxygen-shaped: class pages and their member lists share the folder and the ``class``
+    marker; the folder holds > 90% of the sample, so structure alone decides."""
+    html = "https://proj.example.org/doc/html"
+    urls = [f"{html}/class_{w}.html" for w in WORDS[:10]] + [f"{html}/class_{w}-members.html" for w in WORDS[:10]]
+    urls += [f"https://proj.example.org/doc/index.html"]
+    assert url_kinds(urls)[0] is None and url_kinds(urls)[-1] is not None
+    labels = np.array([0] * 10 + [1] * 10 + [-1])
+    assert merge_by_url_kind(labels, urls).tolist() == labels.tolist()
+
+
+def _bag(kind: str, i: int) -> dict[str, int]:
+    if kind == "short":
+        return {"/html/body/div/h1": 1, "/html/body/div/p": 2}
+    if kind == "long":
+        return {"/html/body/div/h1": 1, "/html/body/div/ul/li": 30 + i, "/html/body/div/ul/li/a": 30}
+    return {"/html/body/table/tr/td": 12 + i % 3, "/html/body/table/tr/th": 3}
+
+
+def test_fit_merges_structural_clusters_of_one_url_kind_only_when_asked():
+    urls = [f"{BASE}/announce/release-7.{i}.html" for i in range(20)] + [f"{BASE}/reference/{w}.html" for w in WORDS[:10]]
+    bags = [_bag("short", i) for i in range(10)] + [_bag("long", i) for i in range(10)] + [_bag("table", i) for i in range(10)]
+    structural = SitemapLearner(url_merge=0).fit(bags, urls=urls)
+    assert len(set(structural.labels_[:20].tolist())) == 2 and structural.url_merged_ == 0
+    merged = SitemapLearner().fit(bags, urls=urls)             # the default preset merges
+    assert len(set(merged.labels_[:20].tolist())) == 1 and merged.url_merged_ == 1
+    assert merged.labels_[25] != merged.labels_[0] and merged.n_clusters_ == 2
+    # prediction follows the merged clusters: a new long release note joins the one cluster
+    assert merged.predict([_bag("long", 3)])[0] == merged.labels_[0]
+    assert len(set(SitemapLearner().fit(bags).labels_[:20].tolist())) == 2     # no URLs, no merge
+    assert SitemapLearner(method="paper").url_merge_ == 0 and SitemapLearner().url_merge_ == URL_MERGE_SHARE
+    assert SitemapLearner.from_json(merged.to_json()).url_merge is None
+
+
+@pytest.mark.parametrize("bad", [0.3, 0.5, 1.5, True, "yes"])
+def test_url_merge_must_be_off_or_a_majority_share(bad):
+    with pytest.raises(ValueError, match="url_merge"):
+        SitemapLearner(url_merge=bad).validate()
