@@ -195,3 +195,48 @@ def test_folders_of_names_are_not_narrowed():
                              (f"{ann}/release-7.0.0.html", f"{ann}/index.html")]:
         family = example_family(learner, example)
         assert family.kind is None and sibling in family, example
+
+
+def _whole_site_folder(command_cluster: dict[int, int]):
+    """git-shaped: every man page in docs/ (> 90% of the sample) — ``git-*.html`` commands
+    (marker ``git``) beside ``git*.html`` concepts (no marker) — plus a small howto folder."""
+    docs = "https://git.example.org/docs"
+    sample = [f"{docs}/git-{w}.html" for w in WORDS] + [f"{docs}/git-{w}-tool.html" for w in WORDS[:16]]
+    sample += [f"{docs}/git{w}.html" for w in WORDS[:12]] + [f"{docs}/index.html"]
+    sample += [f"https://git.example.org/docs/howto/{w}.html" for w in WORDS[:4]]
+    learner = _learner(sample)
+    commands = learner.url_families_[url_family(f"{docs}/git-add.html")]["git"]
+    assert sum(command_cluster.values()) == commands
+    learner.url_kind_clusters_ = {url_family(f"{docs}/git-add.html"): {"git": command_cluster, "": {0: 13}}}
+    return learner, docs
+
+
+def test_whole_site_folder_narrows_to_the_example_kind_when_the_structure_agrees():
+    learner, docs = _whole_site_folder({0: 37, 2: 3})           # 93% of the commands in cluster 0
+    family = example_family(learner, f"{docs}/git-commit.html", target=0)
+    assert family.kind == "git" and f"{docs}/git-push.html" in family
+    assert f"{docs}/gitglossary.html" not in family and f"{docs}/index.html" not in family
+    assert example_family(learner, f"{docs}/git-commit.html") is None              # no target cluster
+    assert example_family(learner, f"{docs}/git-commit.html", target=2) is None    # not where the kind is
+    assert example_family(learner, f"{docs}/gitglossary.html", target=0) is None   # unmarked: no kind
+
+
+def test_whole_site_folder_stays_off_when_the_prefix_spans_templates():
+    """Doxygen-shaped: ``class_*.html`` and ``class_*-members.html`` share the marker, half the
+    pages in each cluster: the prefix is no kind of page, the crawl is left to the structure."""
+    learner, docs = _whole_site_folder({0: 20, 1: 20})
+    assert example_family(learner, f"{docs}/git-commit.html", target=0) is None
+
+
+def test_family_links_are_fetched_before_every_other_link():
+    """A row into the target cluster scores level with the family when the cluster holds other
+    kinds of the same template; the family link still ranks first, even behind a weaker hub."""
+    learner, docs = _whole_site_folder({0: 37, 2: 3})
+    table = {(0, "toc"): {0: 9.0}, (1, "a"): {0: 1.0, 1: 5.0}}
+    learner.navigation_, learner.clusters_ = table, [0, 1, 2]
+    rows = {k: nav.row_probabilities(v) for k, v in table.items()}
+    fb = TargetFeedback(learner, rows, target=0, example=f"{docs}/git-commit.html")
+    assert fb.score((1, "a"), f"{docs}/git-push.html") > fb.score((0, "toc"), f"{docs}/gitglossary.html") > 0
+    back = SitemapLearner.from_json(SitemapLearner().fit(
+        [{"/html/body/p": 1}] * 6, urls=[f"{docs}/git-{w}.html" for w in WORDS[:6]]).to_json())
+    assert back.url_kind_clusters_ == {url_family(f"{docs}/git-add.html"): {"git": {0: 6}}}

@@ -63,7 +63,7 @@ def test_a_folder_holding_the_whole_site_names_no_kind():
     marker; the folder holds > 90% of the sample, so structure alone decides."""
     html = "https://proj.example.org/doc/html"
     urls = [f"{html}/class_{w}.html" for w in WORDS[:10]] + [f"{html}/class_{w}-members.html" for w in WORDS[:10]]
-    urls += [f"https://proj.example.org/doc/index.html"]
+    urls += ["https://proj.example.org/doc/index.html"]
     assert url_kinds(urls)[0] is None and url_kinds(urls)[-1] is not None
     labels = np.array([0] * 10 + [1] * 10 + [-1])
     assert merge_by_url_kind(labels, urls).tolist() == labels.tolist()

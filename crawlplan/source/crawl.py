@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from crawlplan.source import navigation as nav
 from crawlplan.source.features import (
     FAMILY_MAX_SHARE,
+    MOSTLY,
     kind_markers,
     links_by_apath,
     marked_kind,
@@ -25,7 +26,9 @@ from crawlplan.source.mirror import Mirror
 
 MODES = ("bfs", "ucc", "target")
 FRONTIER_CAP = 3000
-FAMILY_TIE = 1e-6
+# added to the score of a link in the example's family: it ranks before every link outside it
+# (those score at most 1)
+FAMILY_FIRST = 1.0
 
 
 def sample_apath(mirror: Mirror, n: int, *, seed: int = 0, start: str | None = None) -> list[str]:
@@ -185,9 +188,11 @@ class TargetFeedback:
 
     With ``target_url`` ``family`` the example page's URL family (:func:`example_family`: its
     folder and depth, narrowed to its file-name kind where the folder mixes kinds) is a second
-    sign of the target: a link in that family scores as a sure
-    target link (P(C_t) = 1, ahead of an equal score outside the family) whatever its row says,
-    and a fetched page in it counts as a hit. Templates shared by several
+    sign of the target: a link in that family is a sure target link (P(C_t) = 1) whatever its
+    row says and is fetched before any link outside the family, and a fetched page in it counts
+    as a hit. The family is the sharper sign: the example's cluster may hold other kinds of
+    page of the same template (git's concept pages beside its commands), which a row leading
+    into the cluster would otherwise rank level with the family. Templates shared by several
     kinds of page (Sphinx prose: release notes, topics, how-tos) put them in one cluster; the
     folder a generator writes them to still tells them apart. Not used when more than
     ``FAMILY_MAX_SHARE`` of the training sample is in the family (one folder for the whole site).
@@ -203,7 +208,7 @@ class TargetFeedback:
         self._prior: dict[tuple, tuple[float, float]] = {}
         self.fetched: Counter = Counter()
         self.hits: Counter = Counter()
-        self.family = example_family(learner, example)
+        self.family = example_family(learner, example, target)
 
     def in_family(self, url: str | None) -> bool:
         return self.family is not None and url is not None and url in self.family
@@ -226,8 +231,8 @@ class TargetFeedback:
     def score(self, row: tuple, url: str | None = None) -> float:
         p_target, hub = self.prior(row)
         if self.in_family(url):
-            # P = 1, and ahead of a link of the same row's score outside the family
-            return self.alpha + (1 - self.alpha) * hub + FAMILY_TIE
+            # P = 1, and ranked before every link outside the family
+            return FAMILY_FIRST + self.alpha + (1 - self.alpha) * hub
         if self.learns:
             m = self.prior_weight
             p_target = (self.hits[row] + m * p_target) / (self.fetched[row] + m)
@@ -250,7 +255,7 @@ class ExampleFamily:
         return self.kind is None or marked_kind(name_prefix(url), self.markers) == self.kind
 
 
-def example_family(learner, example: str | None) -> ExampleFamily | None:
+def example_family(learner, example: str | None, target: int | None = None) -> ExampleFamily | None:
     """The example page's URL family when the learner uses it (``target_url`` family) and it
     narrows the site: at most ``FAMILY_MAX_SHARE`` of the training sample in the folder.
 
@@ -260,18 +265,48 @@ def example_family(learner, example: str | None) -> ExampleFamily | None:
     stays the whole folder when the folder has no marker, or when the example's kind covers
     nearly all of it (more than ``FAMILY_MAX_SHARE``: pytest's ``release-*`` beside the folder's index),
     so a folder of names — Python's ``library/``, Django's ``releases/`` — is not narrowed.
-    Narrowing never switches on a family the folder guard switched off."""
+    In a folder holding more than ``FAMILY_MAX_SHARE`` of the sample the folder names nothing,
+    but the example's kind may (:func:`_kind_in_whole_site_folder`, needs the ``target`` cluster)."""
     if getattr(learner, "target_url_", "off") != "family" or not example:
         return None
     families = getattr(learner, "url_families_", None) or {}
     family = url_family(example)
     folder = families.get(family, {})
     total, in_folder = sum(sum(p.values()) for p in families.values()), sum(folder.values())
-    if not total or in_folder / total > FAMILY_MAX_SHARE:
+    if not total:
         return None
+    if in_folder / total > FAMILY_MAX_SHARE:
+        return _kind_in_whole_site_folder(learner, family, folder, example, target)
     markers = kind_markers(folder)
     kind = marked_kind(name_prefix(example), markers)
     of_kind = sum(n for p, n in folder.items() if marked_kind(p, markers) == kind)
     if not markers or of_kind > FAMILY_MAX_SHARE * in_folder:
         return ExampleFamily(family)
+    return ExampleFamily(family, kind, markers)
+
+
+def _kind_in_whole_site_folder(learner, family: str, folder: dict[str, int], example: str,
+                               target: int | None) -> ExampleFamily | None:
+    """The example's file-name kind in a folder that holds the whole site, when the kind is one
+    kind of page: it carries a kind marker, it is not nearly the whole folder, and the structure
+    agrees — ``MOSTLY`` of the kind's sample pages are in the target cluster.
+
+    git writes every man page to ``docs/``: ``git-*.html`` commands and ``git*.html`` concepts
+    share one template, so the target cluster holds both, and only the file name tells them
+    apart (commands: 93% in the target cluster). Doxygen writes ``class_*.html`` and
+    ``class_*-members.html`` to one folder: the ``class`` marker spans two templates (half its
+    pages in each cluster), so it names no kind and the crawl is left to the structure."""
+    if target is None:
+        return None
+    markers = kind_markers(folder)
+    kind = marked_kind(name_prefix(example), markers)
+    of_kind = sum(n for p, n in folder.items() if marked_kind(p, markers) == kind)
+    if not kind or of_kind > FAMILY_MAX_SHARE * sum(folder.values()):
+        return None
+    clusters: Counter = Counter()
+    for prefix, by_cluster in (getattr(learner, "url_kind_clusters_", None) or {}).get(family, {}).items():
+        if marked_kind(prefix, markers) == kind:
+            clusters.update(by_cluster)
+    if not clusters or clusters[target] < MOSTLY * sum(clusters.values()):
+        return None
     return ExampleFamily(family, kind, markers)

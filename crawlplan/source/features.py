@@ -223,6 +223,9 @@ def url_family_counts(urls) -> dict[str, dict[str, int]]:
 # the URL family says nothing about a kind of page when (nearly) the whole sample is in it (a
 # site generated into one folder: gtk-doc, Doxygen, texinfo)
 FAMILY_MAX_SHARE = 0.9
+# "mostly" in the URL-kind rules: the share of a cluster's (or a kind's) sample pages that must
+# agree (learner.merge_by_url_kind, crawl.example_family)
+MOSTLY = 2 / 3
 # a file-name prefix is a kind marker in a folder when at least this many of the folder's sample
 # pages, and at least this share of them, carry it (kind_markers)
 KIND_MIN_PAGES = 3
@@ -263,6 +266,18 @@ def url_kinds(urls) -> list[tuple[str, str] | None]:
             out.append(None)
         else:
             out.append((family, marked_kind(name_prefix(url), markers[family])))
+    return out
+
+
+def url_kind_clusters(urls, labels) -> dict[str, dict[str, dict[int, int]]]:
+    """{URL family: {file-name prefix: {cluster: sample pages}}}: where the structure put each
+    URL kind of the sample, so a crawler can tell a file-name kind that is one kind of page
+    (git's ``git-*.html`` commands, one cluster) from a prefix shared by several (Doxygen's
+    ``class_*.html`` and ``class_*-members.html``, two clusters)."""
+    out: dict[str, dict[str, dict[int, int]]] = {}
+    for url, label in zip(urls, labels):
+        by_cluster = out.setdefault(url_family(url), {}).setdefault(name_prefix(url), {})
+        by_cluster[int(label)] = by_cluster.get(int(label), 0) + 1
     return out
 
 

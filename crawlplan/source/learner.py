@@ -57,14 +57,21 @@ import numpy as np
 from scipy import sparse
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import XPATH_CLASS_MODES, extract, url_family_counts, url_kinds
+from crawlplan.source.features import (
+    MOSTLY,
+    XPATH_CLASS_MODES,
+    extract,
+    url_family_counts,
+    url_kind_clusters,
+    url_kinds,
+)
 
 METHODS = ("default", "paper")
 TARGET_URL_MODES = ("off", "family")
 _W_TABLE = ((100, 16.0), (200, 12.0), (500, 6.0), (1000, 4.8))
 FORMAT = "crawlplan.sitemap/1"
 # merge_by_url_kind: the share of a cluster's sample pages that must sit in one URL kind
-URL_MERGE_SHARE = 2 / 3
+URL_MERGE_SHARE = MOSTLY
 
 
 _MIN_EPS = 1e-6   # a zero K-dist quantile (identical pages) still clusters the identical pages
@@ -381,6 +388,7 @@ class SitemapLearner:
         self._cluster_stats(Xv)
         if urls is not None:
             self.url_families_ = url_family_counts(urls)
+            self.url_kind_clusters_ = url_kind_clusters(urls, self.labels_.tolist())
             if links is None:
                 links = [getattr(x, "links", []) for x in X]
             self.fit_navigation(urls, links, resolve=resolve)
@@ -536,6 +544,10 @@ class SitemapLearner:
             out["authorities"] = {str(k): v for k, v in self.authorities_.items()}
         if hasattr(self, "url_families_"):
             out["url_families"] = self.url_families_
+        if hasattr(self, "url_kind_clusters_"):
+            out["url_kind_clusters"] = {family: {prefix: {str(c): n for c, n in by_cluster.items()}
+                                                 for prefix, by_cluster in prefixes.items()}
+                                        for family, prefixes in self.url_kind_clusters_.items()}
         return out
 
     def to_json(self) -> str:
@@ -571,5 +583,9 @@ class SitemapLearner:
         if "url_families" in data:
             self.url_families_ = {family: {prefix: int(n) for prefix, n in prefixes.items()}
                                   for family, prefixes in data["url_families"].items()}
+        if "url_kind_clusters" in data:
+            self.url_kind_clusters_ = {family: {prefix: {int(c): int(n) for c, n in by_cluster.items()}
+                                                for prefix, by_cluster in prefixes.items()}
+                                       for family, prefixes in data["url_kind_clusters"].items()}
         self._fit_knn()
         return self
