@@ -6,8 +6,8 @@ import pytest
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.crawl import TargetFeedback, example_family
-from crawlplan.source.features import kind_markers, name_prefix, url_family, url_family_counts
 from crawlplan.source.learner import SitemapLearner
+from crawlplan.source.url_kinds import kind_markers, name_prefix, url_family, url_family_counts
 
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
          "sigma tau upsilon phi chi psi omega").split()

@@ -4,8 +4,8 @@ in the shapes of pytest's release notes, forum threads, javadoc, rustdoc and Dox
 import numpy as np
 import pytest
 
-from crawlplan.source.features import url_kinds
-from crawlplan.source.learner import URL_MERGE_SHARE, SitemapLearner, merge_by_url_kind
+from crawlplan.source.learner import SitemapLearner
+from crawlplan.source.url_kinds import URL_MERGE_SHARE, merge_by_url_kind, url_kinds
 
 BASE = "https://docs.example.org/en/7.2"
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "

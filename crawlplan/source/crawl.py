@@ -13,16 +13,16 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import (
+from crawlplan.source.features import links_by_apath
+from crawlplan.source.mirror import Mirror
+from crawlplan.source.url_kinds import (
     FAMILY_MAX_SHARE,
     MOSTLY,
     kind_markers,
-    links_by_apath,
     marked_kind,
     name_prefix,
     url_family,
 )
-from crawlplan.source.mirror import Mirror
 
 MODES = ("bfs", "ucc", "target")
 FRONTIER_CAP = 3000

@@ -50,28 +50,24 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.features import (
-    MOSTLY,
-    XPATH_CLASS_MODES,
-    extract,
+from crawlplan.source.features import XPATH_CLASS_MODES, extract
+from crawlplan.source.url_kinds import (
+    URL_MERGE_SHARE,
+    merge_by_url_kind,
     url_family_counts,
     url_kind_clusters,
-    url_kinds,
 )
 
 METHODS = ("default", "paper")
 TARGET_URL_MODES = ("off", "family")
 _W_TABLE = ((100, 16.0), (200, 12.0), (500, 6.0), (1000, 4.8))
 FORMAT = "crawlplan.sitemap/1"
-# merge_by_url_kind: the share of a cluster's sample pages that must sit in one URL kind
-URL_MERGE_SHARE = MOSTLY
 
 
 _MIN_EPS = 1e-6   # a zero K-dist quantile (identical pages) still clusters the identical pages
@@ -160,33 +156,6 @@ def eps_from_histogram(kd: np.ndarray, num_feats: int, min_pts: int, *, num_bins
         if c < min_pts and cum > 0.5 * n:
             return float(edges[i]) if edges[i] > 0 else fallback
     return fallback
-
-
-def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = URL_MERGE_SHARE) -> np.ndarray:
-    """Clusters whose sample pages lie, each for at least ``share``, in one and the same URL
-    kind (:func:`features.url_kinds`: folder, depth, query keys and file-name kind marker) are
-    one cluster; labels are renumbered 0..k-1 in order of first cluster, outliers stay -1.
-
-    Why: a generator writes one kind of page to one place, but renders it with optional
-    sections — pytest's release announcements range from a one-line bug-fix note to long
-    contributor lists, a forum's threads from one post to eight — and the structural clustering
-    splits such a kind by length and markup into clusters that all sit in one folder. Only
-    merging is done, never splitting by URL: a kind of page spread over many folders (javadoc
-    classes over packages, rustdoc structs over modules) must stay one cluster, and a folder
-    that holds the whole site (``FAMILY_MAX_SHARE``) names no kind."""
-    kinds = url_kinds(urls)
-    members: dict[int, Counter] = {}
-    for kind, label in zip(kinds, labels.tolist()):
-        if label != -1:
-            members.setdefault(int(label), Counter())[kind] += 1
-    first_of_kind: dict[tuple, int] = {}
-    into: dict[int, int] = {}
-    for label in sorted(members):
-        kind, pages = members[label].most_common(1)[0]
-        named = kind is not None and pages >= share * sum(members[label].values())
-        into[label] = first_of_kind.setdefault(kind, label) if named else label
-    number = {old: new for new, old in enumerate(sorted(set(into.values())))}
-    return np.array([-1 if c == -1 else number[into[c]] for c in labels.tolist()], dtype=int)
 
 
 class SitemapLearner:
