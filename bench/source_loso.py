@@ -173,7 +173,7 @@ def _print_loso(rows: list[dict]) -> None:
               f"| {r['macro_f']:.3f} | {r['micro_purity']:.3f} | {r['train_outlier_share']:.3f} "
               f"| {r['full_outlier_share']:.3f} | {r['full_micro_purity']:.3f} |")
     n = len(res)
-    print(f"\nmean micro-F {sum(r['micro_f'] for r in res) / n:.4f}, worst {min(r['micro_f'] for r in res):.3f} "
+    print(f"\nmean micro-F {sum(r['micro_f'] for r in res) / n:.5f}, worst {min(r['micro_f'] for r in res):.3f} "
           f"({min(res, key=lambda r: r['micro_f'])['site']}); mean purity {sum(r['micro_purity'] for r in res) / n:.3f}, "
           f"worst {min(r['micro_purity'] for r in res):.3f}; whole-mirror outliers worst "
           f"{max(r['full_outlier_share'] for r in res):.3f}")
@@ -188,7 +188,7 @@ def _print_loso(rows: list[dict]) -> None:
     print("|---|---:|---:|---:|---:|---:|")
     for c in sorted({r["config"] for r in rows}):
         rs = [r for r in rows if r["config"] == c]
-        print(f"| {c} | {sum(goals_met(r) for r in rs)} / {GOALS * len(rs)} | {sum(r['micro_f'] for r in rs) / len(rs):.3f} "
+        print(f"| {c} | {sum(goals_met(r) for r in rs)} / {GOALS * len(rs)} | {sum(r['micro_f'] for r in rs) / len(rs):.5f} "
               f"| {min(r['micro_f'] for r in rs):.3f} "
               f"| {sum(r['micro_purity'] for r in rs) / len(rs):.3f} | {max(r['full_outlier_share'] for r in rs):.3f} |")
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from crawlplan.source.learner import SitemapLearner
-from crawlplan.source.url_kinds import URL_MERGE_SHARE, merge_by_url_kind, url_kinds
+from crawlplan.source.url_kinds import MOSTLY, merge_by_url_kind, url_kinds
 
 BASE = "https://docs.example.org/en/7.2"
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
@@ -88,7 +88,7 @@ def test_fit_merges_structural_clusters_of_one_url_kind_only_when_asked():
     # prediction follows the merged clusters: a new long release note joins the one cluster
     assert merged.predict([_bag("long", 3)])[0] == merged.labels_[0]
     assert len(set(SitemapLearner().fit(bags).labels_[:20].tolist())) == 2     # no URLs, no merge
-    assert SitemapLearner(method="paper").url_merge_ == 0 and SitemapLearner().url_merge_ == URL_MERGE_SHARE
+    assert SitemapLearner(method="paper").url_merge_ == 0 and SitemapLearner().url_merge_ == MOSTLY
     assert SitemapLearner.from_json(merged.to_json()).url_merge is None
 
 
@@ -96,3 +96,8 @@ def test_fit_merges_structural_clusters_of_one_url_kind_only_when_asked():
 def test_url_merge_must_be_off_or_a_majority_share(bad):
     with pytest.raises(ValueError, match="url_merge"):
         SitemapLearner(url_merge=bad).validate()
+
+
+def test_labels_and_urls_must_pair_up():
+    with pytest.raises(ValueError, match="2 labels for 1 URLs"):
+        merge_by_url_kind(np.array([0, 1]), [f"{BASE}/announce/release-7.0.html"])

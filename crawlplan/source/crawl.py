@@ -277,12 +277,18 @@ def example_family(learner, example: str | None, target: int | None = None) -> E
         return None
     if in_folder / total > FAMILY_MAX_SHARE:
         return _kind_in_whole_site_folder(learner, family, folder, example, target)
-    markers = kind_markers(folder)
-    kind = marked_kind(name_prefix(example), markers)
-    of_kind = sum(n for p, n in folder.items() if marked_kind(p, markers) == kind)
+    markers, kind, of_kind = _example_kind(folder, example)
     if not markers or of_kind > FAMILY_MAX_SHARE * in_folder:
         return ExampleFamily(family)
     return ExampleFamily(family, kind, markers)
+
+
+def _example_kind(folder: dict[str, int], example: str) -> tuple[frozenset, str, int]:
+    """The folder's kind markers, the example's kind among them, and the folder's sample pages
+    of that kind."""
+    markers = kind_markers(folder)
+    kind = marked_kind(name_prefix(example), markers)
+    return markers, kind, sum(n for p, n in folder.items() if marked_kind(p, markers) == kind)
 
 
 def _kind_in_whole_site_folder(learner, family: str, folder: dict[str, int], example: str,
@@ -298,9 +304,7 @@ def _kind_in_whole_site_folder(learner, family: str, folder: dict[str, int], exa
     pages in each cluster), so it names no kind and the crawl is left to the structure."""
     if target is None:
         return None
-    markers = kind_markers(folder)
-    kind = marked_kind(name_prefix(example), markers)
-    of_kind = sum(n for p, n in folder.items() if marked_kind(p, markers) == kind)
+    markers, kind, of_kind = _example_kind(folder, example)
     if not kind or of_kind > FAMILY_MAX_SHARE * sum(folder.values()):
         return None
     clusters: Counter = Counter()

@@ -86,9 +86,10 @@ def clustering_scores(types: list, clusters: list[int], min_pts: int = 4) -> dic
 
 
 def cv_precision(make_learner, bags: list, types: list, *, folds: int = 4, min_pts: int = 4,
-                 seed: int = 0) -> dict:
+                 seed: int = 0, urls: list | None = None) -> dict:
     """4-fold stratified CV: cluster three folds, kNN-label the fourth, map clusters to their
-    majority training type; micro and macro precision over held-out pages."""
+    majority training type; micro and macro precision over held-out pages. With the pages'
+    ``urls`` the training folds are fitted with them, so URL-aware options (``url_merge``) count."""
     # scikit-learn: heavy, only for the cross-validated precision
     from sklearn.model_selection import StratifiedKFold
 
@@ -103,7 +104,7 @@ def cv_precision(make_learner, bags: list, types: list, *, folds: int = 4, min_p
     hits, per_type = [], defaultdict(list)
     for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(idx, y_strat):
         learner = make_learner()
-        learner.fit([bags[idx[i]] for i in train])
+        learner.fit([bags[idx[i]] for i in train], urls=None if urls is None else [urls[idx[i]] for i in train])
         by_c = defaultdict(Counter)
         for i, c in zip(train, learner.labels_):
             by_c[int(c)][y[i]] += 1

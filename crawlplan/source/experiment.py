@@ -176,7 +176,7 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
         add("clustering", "irobot", clustering_scores(sample_types, irobot.labels_, min_pts))
     if params.get("cv", True):
         bags = [mirror.pages[u].xpaths for u in sample]
-        add("classification", "source", cv_precision(lambda: make_learner(params), bags, sample_types,
+        add("classification", "source", cv_precision(lambda: make_learner(params), bags, sample_types, urls=sample,
                                                      min_pts=min_pts))
     all_types = {u: typer(u) for u in mirror.pages}
     sim = CrawlSimulator(mirror, learner, frontier_cap=int(params.get("frontier_cap", 3000)))

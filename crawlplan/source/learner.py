@@ -58,7 +58,7 @@ from scipy import sparse
 from crawlplan.source import navigation as nav
 from crawlplan.source.features import XPATH_CLASS_MODES, extract
 from crawlplan.source.url_kinds import (
-    URL_MERGE_SHARE,
+    MOSTLY,
     merge_by_url_kind,
     url_family_counts,
     url_kind_clusters,
@@ -245,7 +245,7 @@ class SitemapLearner:
         (:func:`merge_by_url_kind`) become one; 0 = structure only (the paper)."""
         if self.url_merge is not None:
             return self.url_merge
-        return 0.0 if self.method == "paper" else URL_MERGE_SHARE
+        return 0.0 if self.method == "paper" else MOSTLY
 
     @property
     def eps_rule_(self) -> str:

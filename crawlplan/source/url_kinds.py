@@ -10,6 +10,7 @@ structs over modules) is one kind, so the URL may only join what the structure s
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -21,9 +22,8 @@ import numpy as np
 # site generated into one folder: gtk-doc, Doxygen, texinfo)
 FAMILY_MAX_SHARE = 0.9
 # "mostly" in the URL-kind rules: the share of a cluster's (or a kind's) sample pages that must
-# agree (merge_by_url_kind, crawl.example_family)
+# agree (merge_by_url_kind; crawl._kind_in_whole_site_folder)
 MOSTLY = 2 / 3
-URL_MERGE_SHARE = MOSTLY
 # a file-name prefix is a kind marker in a folder when at least this many of the folder's sample
 # pages, and at least this share of them, carry it (kind_markers)
 KIND_MIN_PAGES = 3
@@ -55,7 +55,7 @@ def name_prefix(url: str) -> str:
     The letters run up to the first ``.``, ``_``, ``-`` or ``:`` of the name without its extension.
     Generators that write several kinds of page into one folder tell them apart this way; a
     prefix is only a *candidate* kind marker, since dotted and hyphenated names (``xml.dom``,
-    ``asyncio-task``) look the same — ``crawl.example_family`` decides from how often it recurs.
+    ``asyncio-task``) look the same — :func:`kind_markers` decides from how often it recurs.
     """
     try:
         name = urlsplit(url).path.rsplit("/", 1)[-1]
@@ -68,12 +68,8 @@ def name_prefix(url: str) -> str:
 def url_family_counts(urls) -> dict[str, dict[str, int]]:
     """{URL family: {file-name prefix: pages}} of a sample: what a crawler needs to decide, for an
     example page, whether its folder and its file-name prefix single out a kind of page."""
-    out: dict[str, dict[str, int]] = {}
-    for url in urls:
-        prefixes = out.setdefault(url_family(url), {})
-        prefix = name_prefix(url)
-        prefixes[prefix] = prefixes.get(prefix, 0) + 1
-    return out
+    return {family: {prefix: sum(by_cluster.values()) for prefix, by_cluster in prefixes.items()}
+            for family, prefixes in url_kind_clusters(urls, itertools.repeat(0)).items()}
 
 
 def kind_markers(prefixes: dict[str, int]) -> frozenset:
@@ -125,7 +121,7 @@ def url_kind_clusters(urls, labels) -> dict[str, dict[str, dict[int, int]]]:
     return out
 
 
-def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = URL_MERGE_SHARE) -> np.ndarray:
+def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = MOSTLY) -> np.ndarray:
     """Clusters whose sample pages lie, each for at least ``share``, in one and the same URL
     kind (:func:`url_kinds`: folder, depth, query keys and file-name kind marker) are
     one cluster; labels are renumbered 0..k-1 in order of first cluster, outliers stay -1.
@@ -137,6 +133,8 @@ def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = UR
     merging is done, never splitting by URL: a kind of page spread over many folders (javadoc
     classes over packages, rustdoc structs over modules) must stay one cluster, and a folder
     that holds the whole site (``FAMILY_MAX_SHARE``) names no kind."""
+    if len(urls) != len(labels):
+        raise ValueError(f"merge_by_url_kind: {len(labels)} labels for {len(urls)} URLs")
     kinds = url_kinds(urls)
     members: dict[int, Counter] = {}
     for kind, label in zip(kinds, labels.tolist()):
