@@ -240,3 +240,38 @@ def test_family_links_are_fetched_before_every_other_link():
     back = SitemapLearner.from_json(SitemapLearner().fit(
         [{"/html/body/p": 1}] * 6, urls=[f"{docs}/git-{w}.html" for w in WORDS[:6]]).to_json())
     assert back.url_kind_clusters_ == {url_family(f"{docs}/git-add.html"): {"git": {0: 6}}}
+
+
+def _forum(family_pages: int, cluster_pages: int):
+    """Threads in t/ (the example's family) and search results in another folder, both in the
+    target cluster 1 of the sample."""
+    threads = [f"https://f.example.net/t/{100 + i}-{WORDS[i % 24]}" for i in range(30)]
+    sample = threads + [f"https://f.example.net/search?q={w}" for w in WORDS[:6]]
+    sample += [f"https://f.example.net/u/{w}" for w in WORDS[:20]]
+    learner = _learner(sample)
+    learner.url_kind_clusters_ = {url_family(threads[0]): {"": {1: family_pages}},
+                                  url_family(sample[31]): {"": {1: cluster_pages - family_pages}}}
+    learner.cluster_sizes_ = {0: 20, 1: cluster_pages}
+    table = {(0, "list"): {1: 4.0}, (0, "nav"): {0: 1.0}}
+    learner.navigation_, learner.clusters_ = table, [0, 1]
+    rows = {k: nav.row_probabilities(v) for k, v in table.items()}
+    return TargetFeedback(learner, rows, target=1, example=threads[0])
+
+
+def test_a_family_holding_most_of_the_target_cluster_is_the_target():
+    fb = _forum(family_pages=30, cluster_pages=36)              # 83% of the cluster in t/
+    thread, search = "https://f.example.net/t/999-new", "https://f.example.net/search?q=zeta"
+    assert fb.family_is_target
+    assert fb.is_hit(1, thread) and not fb.is_hit(1, search)    # same cluster, not the kind
+    # a link outside the family is worth only the way on: its row's P(target) = 1 does not count
+    assert fb.score((0, "list"), search) == pytest.approx((1 - fb.alpha) * fb.prior((0, "list"))[1])
+    assert fb.score((0, "list"), thread) > fb.score((0, "list"), search)
+
+
+def test_a_family_that_is_a_small_part_of_the_target_cluster_does_not_define_it():
+    """javadoc-shaped: the example's package holds a tenth of the class cluster; classes in
+    other packages are found (and counted) through the cluster."""
+    fb = _forum(family_pages=4, cluster_pages=36)
+    assert not fb.family_is_target
+    assert fb.is_hit(1, "https://f.example.net/search?q=zeta")
+    assert fb.score((0, "list"), "https://f.example.net/search?q=zeta") > fb.alpha * 0.5

@@ -196,6 +196,13 @@ class TargetFeedback:
     kinds of page (Sphinx prose: release notes, topics, how-tos) put them in one cluster; the
     folder a generator writes them to still tells them apart. Not used when more than
     ``FAMILY_MAX_SHARE`` of the training sample is in the family (one folder for the whole site).
+
+    When the family holds most (``MOSTLY``) of the target cluster's sample pages, the family *is*
+    the target (``family_is_target``): the cluster's other pages are other kinds sharing the
+    template (a forum's search results beside its threads, Python's tutorial beside its library
+    modules), so a page outside the family is no hit and a link outside it is worth only the way
+    on it gives (the hub term). Where the family is a small part of the cluster (javadoc: the
+    classes of the example's package among all classes) the cluster still defines the target.
     """
 
     def __init__(self, learner, rows: dict, target: int, example: str | None = None):
@@ -209,6 +216,7 @@ class TargetFeedback:
         self.fetched: Counter = Counter()
         self.hits: Counter = Counter()
         self.family = example_family(learner, example, target)
+        self.family_is_target = _family_holds_target(learner, self.family, target)
 
     def in_family(self, url: str | None) -> bool:
         return self.family is not None and url is not None and url in self.family
@@ -222,6 +230,8 @@ class TargetFeedback:
         return self._prior[row]
 
     def is_hit(self, cluster: int, url: str | None = None) -> bool:
+        if self.family_is_target:
+            return self.in_family(url)
         return cluster == self.target or self.in_family(url)
 
     def observe(self, row: tuple, cluster: int, url: str | None = None) -> None:
@@ -233,6 +243,9 @@ class TargetFeedback:
         if self.in_family(url):
             # P = 1, and ranked before every link outside the family
             return FAMILY_FIRST + self.alpha + (1 - self.alpha) * hub
+        if self.family_is_target:
+            # outside the family is outside the target: only the way on counts
+            return (1 - self.alpha) * hub
         if self.learns:
             m = self.prior_weight
             p_target = (self.hits[row] + m * p_target) / (self.fetched[row] + m)
@@ -250,9 +263,22 @@ class ExampleFamily:
     markers: frozenset = frozenset()
 
     def __contains__(self, url: str) -> bool:
-        if url_family(url) != self.family:
-            return False
-        return self.kind is None or marked_kind(name_prefix(url), self.markers) == self.kind
+        return url_family(url) == self.family and self.has_prefix(name_prefix(url))
+
+    def has_prefix(self, prefix: str) -> bool:
+        """Whether a page of the family's folder with this file-name prefix is of the kind."""
+        return self.kind is None or marked_kind(prefix, self.markers) == self.kind
+
+
+def _family_holds_target(learner, family: ExampleFamily | None, target: int) -> bool:
+    """Whether the example's family holds ``MOSTLY`` of the target cluster's sample pages
+    (``url_kind_clusters_``: where the sample's URL kinds fell)."""
+    if family is None or target == -1:   # an outlier example: no cluster to weigh the family against
+        return False
+    size = (getattr(learner, "cluster_sizes_", None) or {}).get(target, 0)
+    kinds = (getattr(learner, "url_kind_clusters_", None) or {}).get(family.family, {})
+    inside = sum(by_cluster.get(target, 0) for prefix, by_cluster in kinds.items() if family.has_prefix(prefix))
+    return size > 0 and inside >= MOSTLY * size
 
 
 def example_family(learner, example: str | None, target: int | None = None) -> ExampleFamily | None:
