@@ -271,14 +271,21 @@ class ExampleFamily:
 
 
 def _family_holds_target(learner, family: ExampleFamily | None, target: int) -> bool:
-    """Whether the example's family holds ``MOSTLY`` of the target cluster's sample pages
-    (``url_kind_clusters_``: where the sample's URL kinds fell)."""
+    """Whether the example's family holds ``MOSTLY`` of the target cluster's sample pages."""
     if family is None or target == -1:   # an outlier example: no cluster to weigh the family against
         return False
     size = (getattr(learner, "cluster_sizes_", None) or {}).get(target, 0)
-    kinds = (getattr(learner, "url_kind_clusters_", None) or {}).get(family.family, {})
-    inside = sum(by_cluster.get(target, 0) for prefix, by_cluster in kinds.items() if family.has_prefix(prefix))
-    return size > 0 and inside >= MOSTLY * size
+    return size > 0 and _clusters_of(learner, family)[target] >= MOSTLY * size
+
+
+def _clusters_of(learner, family: ExampleFamily) -> Counter:
+    """{cluster: sample pages} of the family's kind (``url_kind_clusters_``: where the sample's
+    URL kinds fell)."""
+    clusters: Counter = Counter()
+    for prefix, by_cluster in (getattr(learner, "url_kind_clusters_", None) or {}).get(family.family, {}).items():
+        if family.has_prefix(prefix):
+            clusters.update(by_cluster)
+    return clusters
 
 
 def example_family(learner, example: str | None, target: int | None = None) -> ExampleFamily | None:
@@ -333,10 +340,8 @@ def _kind_in_whole_site_folder(learner, family: str, folder: dict[str, int], exa
     markers, kind, of_kind = _example_kind(folder, example)
     if not kind or of_kind > FAMILY_MAX_SHARE * sum(folder.values()):
         return None
-    clusters: Counter = Counter()
-    for prefix, by_cluster in (getattr(learner, "url_kind_clusters_", None) or {}).get(family, {}).items():
-        if marked_kind(prefix, markers) == kind:
-            clusters.update(by_cluster)
+    candidate = ExampleFamily(family, kind, markers)
+    clusters = _clusters_of(learner, candidate)
     if not clusters or clusters[target] < MOSTLY * sum(clusters.values()):
         return None
-    return ExampleFamily(family, kind, markers)
+    return candidate

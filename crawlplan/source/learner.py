@@ -60,7 +60,7 @@ from crawlplan.source.features import XPATH_CLASS_MODES, extract
 from crawlplan.source.url_kinds import (
     MOSTLY,
     merge_by_url_kind,
-    url_family_counts,
+    prefix_counts,
     url_kind_clusters,
 )
 
@@ -356,8 +356,8 @@ class SitemapLearner:
         self._fit_knn()
         self._cluster_stats(Xv)
         if urls is not None:
-            self.url_families_ = url_family_counts(urls)
             self.url_kind_clusters_ = url_kind_clusters(urls, self.labels_.tolist())
+            self.url_families_ = prefix_counts(self.url_kind_clusters_)
             if links is None:
                 links = [getattr(x, "links", []) for x in X]
             self.fit_navigation(urls, links, resolve=resolve)

@@ -68,8 +68,13 @@ def name_prefix(url: str) -> str:
 def url_family_counts(urls) -> dict[str, dict[str, int]]:
     """{URL family: {file-name prefix: pages}} of a sample: what a crawler needs to decide, for an
     example page, whether its folder and its file-name prefix single out a kind of page."""
+    return prefix_counts(url_kind_clusters(urls, itertools.repeat(0)))
+
+
+def prefix_counts(kind_clusters: dict[str, dict[str, dict[int, int]]]) -> dict[str, dict[str, int]]:
+    """{URL family: {file-name prefix: pages}} from :func:`url_kind_clusters`' counts."""
     return {family: {prefix: sum(by_cluster.values()) for prefix, by_cluster in prefixes.items()}
-            for family, prefixes in url_kind_clusters(urls, itertools.repeat(0)).items()}
+            for family, prefixes in kind_clusters.items()}
 
 
 def kind_markers(prefixes: dict[str, int]) -> frozenset:
@@ -99,10 +104,11 @@ def url_kinds(urls) -> list[tuple[str, str] | None]:
     urls = list(urls)
     families = url_family_counts(urls)
     markers = {f: kind_markers(p) for f, p in families.items()}
+    folder_pages = {f: sum(p.values()) for f, p in families.items()}
     out: list[tuple[str, str] | None] = []
     for url in urls:
         family = url_family(url)
-        if sum(families[family].values()) > FAMILY_MAX_SHARE * len(urls):
+        if folder_pages[family] > FAMILY_MAX_SHARE * len(urls):
             out.append(None)
         else:
             out.append((family, marked_kind(name_prefix(url), markers[family])))
