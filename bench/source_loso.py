@@ -55,6 +55,7 @@ CANDIDATES = {
     "default, binary tf (presence x idf)": {"method": "default", "binary_tf": True},
     "default, layout paths dropped (max_df 0.5)": {"method": "default", "max_df": 0.5},
     "default, structure-only clusters (url_merge 0)": {"method": "default", "url_merge": 0},
+    "default, HITS target hubs (target_hubs hits)": {"method": "default", "target_hubs": "hits"},
 }
 
 

@@ -99,7 +99,7 @@ def test_target_feedback_demotes_rows_that_yield_no_targets():
     table = {(0, "a"): {1: 2.0, 0: 2.0}, (0, "b"): {1: 2.0, 0: 2.0}, (1, "c"): {1: 1.0}}
     rows = {k: nav.row_probabilities(v) for k, v in table.items()}
     for weight, apart in ((5.0, True), (0.0, False)):
-        learner = SitemapLearner(target_feedback=weight)
+        learner = SitemapLearner(target_feedback=weight, target_hubs="hits")   # the paper's hubs
         learner.navigation_, learner.clusters_ = table, [0, 1]
         fb = TargetFeedback(learner, rows, target=1)
         before = fb.score((0, "b"))

@@ -206,8 +206,6 @@ class TargetFeedback:
     """
 
     def __init__(self, learner, rows: dict, target: int, example: str | None = None):
-        A = nav.adjacency(learner.navigation_, learner.clusters_)
-        self.hubs, _ = nav.hits(A, learner.clusters_, target=target)
         self.rows, self.target = rows, target
         self.alpha = learner.alpha_target
         self.prior_weight = getattr(learner, "target_feedback_", 0.0)
@@ -217,6 +215,7 @@ class TargetFeedback:
         self.hits: Counter = Counter()
         self.family = example_family(learner, example, target)
         self.family_is_target = _family_holds_target(learner, self.family, target)
+        self.hubs = target_hubs(learner, target, self.family if self.family_is_target else None)
 
     def in_family(self, url: str | None) -> bool:
         return self.family is not None and url is not None and url in self.family
@@ -250,6 +249,24 @@ class TargetFeedback:
             m = self.prior_weight
             p_target = (self.hits[row] + m * p_target) / (self.fetched[row] + m)
         return self.alpha * p_target + (1 - self.alpha) * hub
+
+
+def target_hubs(learner, target: int, family: ExampleFamily | None = None) -> dict[int, float]:
+    """Each cluster's hub worth for a target crawl, summing to 1 (``learner.target_hubs_``):
+    the paper's HITS hub on the target column, or the distinct target links one page of the
+    cluster yields in the sample (``cluster_yield_``; with a ``family`` that is the target, the
+    links into that family, counted by URL in ``kind_yield_``)."""
+    if learner.target_hubs_ == "hits":
+        A = nav.adjacency(learner.navigation_, learner.clusters_)
+        return nav.hits(A, learner.clusters_, target=target)[0]
+    if family is None:
+        worth = {c: learner.cluster_yield_.get(c, {}).get(target, 0.0) for c in learner.clusters_}
+    else:
+        worth = {c: sum(links for prefix, links in learner.kind_yield_.get(c, {}).get(family.family, {}).items()
+                        if family.has_prefix(prefix))
+                 for c in learner.clusters_}
+    total = sum(worth.values())
+    return {c: v / total for c, v in worth.items()} if total > 0 else worth
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,9 @@ from crawlplan.source.url_kinds import (
 
 METHODS = ("default", "paper")
 TARGET_URL_MODES = ("off", "family")
+TARGET_HUB_MODES = ("hits", "yield")
 _W_TABLE = ((100, 16.0), (200, 12.0), (500, 6.0), (1000, 4.8))
-FORMAT = "crawlplan.sitemap/1"
+FORMAT = "crawlplan.sitemap/2"   # 2: the sample yields a target crawl ranks hubs by
 
 
 _MIN_EPS = 1e-6   # a zero K-dist quantile (identical pages) still clusters the identical pages
@@ -171,7 +172,8 @@ class SitemapLearner:
                  n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8,
                  noise_radius: float | None = None, target_feedback: float | None = None,
                  balance_weight: float | None = None, target_url: str | None = None,
-                 binary_tf: bool = False, max_df: float = 1.0, url_merge: float | None = None):
+                 binary_tf: bool = False, max_df: float = 1.0, url_merge: float | None = None,
+                 target_hubs: str | None = None):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -195,6 +197,7 @@ class SitemapLearner:
         self.binary_tf = binary_tf
         self.max_df = max_df
         self.url_merge = url_merge
+        self.target_hubs = target_hubs
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -240,6 +243,17 @@ class SitemapLearner:
         return "off" if self.method == "paper" else "family"
 
     @property
+    def target_hubs_(self) -> str:
+        """What a target crawl takes for a cluster's worth as a hub: ``hits`` = the paper's
+        HITS hub score on the target column (all target links of the cluster's sampled pages);
+        ``yield`` = the distinct target links one sampled page of the cluster yields
+        (:func:`navigation.sample_yields`), counted by URL when the target is the example's
+        URL family."""
+        if self.target_hubs is not None:
+            return self.target_hubs
+        return "hits" if self.method == "paper" else "yield"
+
+    @property
     def url_merge_(self) -> float:
         """Clusters that each have at least this share of their sample pages in one URL kind
         (:func:`merge_by_url_kind`) become one; 0 = structure only (the paper)."""
@@ -257,7 +271,8 @@ class SitemapLearner:
         choices = {"xpath_classes": (self.xpath_classes_, XPATH_CLASS_MODES), "norm": (self.norm_, ("l1", "l2")),
                    "clusterer": (self.clusterer_, ("dbscan", "hdbscan")), "num_bins": (self.num_bins, ("div", "mul")),
                    "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select")),
-                   "target_url": (self.target_url_, TARGET_URL_MODES)}
+                   "target_url": (self.target_url_, TARGET_URL_MODES),
+                   "target_hubs": (self.target_hubs_, TARGET_HUB_MODES)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -287,7 +302,7 @@ class SitemapLearner:
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
                                              "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
                                              "target_feedback", "balance_weight", "target_url", "binary_tf",
-                                             "max_df", "url_merge")}
+                                             "max_df", "url_merge", "target_hubs")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
@@ -472,6 +487,8 @@ class SitemapLearner:
         self.adjacency_ = nav.adjacency(self.navigation_, self.clusters_)
         self.hubs_, self.authorities_ = nav.hits(self.adjacency_, self.clusters_)
         self.nav_entropy_ = nav.mean_row_entropy(self.navigation_)
+        self.cluster_yield_, self.kind_yield_ = nav.sample_yields(self.labels_.tolist(), links, self.navigation_,
+                                                                  resolve=resolve)
         return self
 
     # -- prediction -------------------------------------------------------------------------
@@ -511,6 +528,8 @@ class SitemapLearner:
             out["navigation"] = nav.navigation_to_rows(self.navigation_)
             out["hubs"] = {str(k): v for k, v in self.hubs_.items()}
             out["authorities"] = {str(k): v for k, v in self.authorities_.items()}
+            out["cluster_yield"] = {str(i): {str(j): v for j, v in row.items()} for i, row in self.cluster_yield_.items()}
+            out["kind_yield"] = {str(i): fams for i, fams in self.kind_yield_.items()}
         if hasattr(self, "url_families_"):
             out["url_families"] = self.url_families_
         if hasattr(self, "url_kind_clusters_"):
@@ -526,7 +545,8 @@ class SitemapLearner:
     def from_json(cls, text: str | dict) -> SitemapLearner:
         data = json.loads(text) if isinstance(text, str) else text
         if data.get("format") != FORMAT:
-            raise ValueError(f"not a crawlplan sitemap (format {data.get('format')!r}, expected {FORMAT})")
+            raise ValueError(f"not a crawlplan sitemap of this version (format {data.get('format')!r}, expected "
+                             f"{FORMAT}): learn it again with `crawlplan sitemap`")
         self = cls(**data["params"])
         self.vocabulary_ = list(data["vocabulary"])
         self._index = {p: i for i, p in enumerate(self.vocabulary_)}
@@ -549,6 +569,9 @@ class SitemapLearner:
             self.hubs_ = {int(k): v for k, v in data["hubs"].items()}
             self.authorities_ = {int(k): v for k, v in data["authorities"].items()}
             self.nav_entropy_ = nav.mean_row_entropy(self.navigation_)
+            self.cluster_yield_ = {int(i): {int(j): float(v) for j, v in row.items()}
+                                   for i, row in data["cluster_yield"].items()}
+            self.kind_yield_ = {int(i): fams for i, fams in data["kind_yield"].items()}
         if "url_families" in data:
             self.url_families_ = {family: {prefix: int(n) for prefix, n in prefixes.items()}
                                   for family, prefixes in data["url_families"].items()}

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from crawlplan.source.features import links_by_apath
+from crawlplan.source.url_kinds import name_prefix, url_family
 
 NavTable = dict[tuple[int, str], dict[int, float]]
 HITS_ITERATIONS = 100
@@ -35,6 +36,46 @@ def navigation_counts(urls: list[str], labels: list[int], links, label_of: dict[
             for c in known:
                 row[int(c)] += weight
     return {k: dict(v) for k, v in out.items()}
+
+
+KindYield = dict[int, dict[str, dict[str, float]]]
+
+
+def sample_yields(labels: list[int], links, table: NavTable, resolve=None) -> tuple[dict[int, dict[int, float]], KindYield]:
+    """What one more page of a cluster is worth to a target crawl: the *distinct* links a
+    sampled page of cluster C_i yields, per page, (a) into each cluster C_j and (b) into each URL
+    kind ({family: {file-name prefix: links}}).
+
+    Why: the paper's hub score sums the target links of all sampled pages of a cluster, so a
+    cluster with many sampled pages whose links overlap (a forum's tag pages, each listing
+    threads the others list too) outranks one whose pages list disjoint targets (the thread
+    lists). A crawler fetching one more page gains only the links it has not seen. Per
+    (C_i, Apath) row, the links the cluster's pages hold under that Apath are de-duplicated
+    across the pages (a sidebar repeated on every page counts once), and the sum over the rows
+    is divided by the cluster's sampled pages. (a) scales the navigation table's extrapolated
+    counts N[(C_i, x)][C_j] by the row's distinct share; (b) is exact (a link's URL is known
+    without fetching it), for targets named by their URL (the example's family)."""
+    pages: Counter = Counter(int(c) for c in labels)
+    total: Counter = Counter()
+    distinct: dict[tuple[int, str], set] = defaultdict(set)
+    for lab, page_links in zip(labels, links):
+        for apath, targets in links_by_apath(page_links).items():
+            if resolve is not None:
+                targets = list(dict.fromkeys(t2 for t in targets if (t2 := resolve(t) or t)))
+            total[(int(lab), apath)] += len(targets)
+            distinct[(int(lab), apath)].update(targets)
+    clusters: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for (ci, apath), row in table.items():
+        if total[(ci, apath)]:
+            share = len(distinct[(ci, apath)]) / total[(ci, apath)]
+            for cj, v in row.items():
+                clusters[ci][cj] += v * share / pages[ci]
+    kinds: KindYield = defaultdict(lambda: defaultdict(lambda: defaultdict(float)))
+    for (ci, _apath), targets in distinct.items():
+        for t in targets:
+            kinds[ci][url_family(t)][name_prefix(t)] += 1.0 / pages[ci]
+    return ({ci: dict(row) for ci, row in clusters.items()},
+            {ci: {f: dict(p) for f, p in fams.items()} for ci, fams in kinds.items()})
 
 
 def row_probabilities(row: dict[int, float]) -> dict[int, float]:
