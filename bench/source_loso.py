@@ -55,7 +55,8 @@ CANDIDATES = {
     "default, binary tf (presence x idf)": {"method": "default", "binary_tf": True},
     "default, layout paths dropped (max_df 0.5)": {"method": "default", "max_df": 0.5},
     "default, structure-only clusters (url_merge 0)": {"method": "default", "url_merge": 0},
-    "default, HITS target hubs (target_hubs hits)": {"method": "default", "target_hubs": "hits"},
+    "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
+    "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
 }
 
 
@@ -295,9 +296,10 @@ def main() -> int:
             ap.error(f"unknown configuration(s) {unknown}; candidates: {list(CANDIDATES)}")
         rows = score({n: CANDIDATES[n] for n in names}, only)
         RESULTS.mkdir(parents=True, exist_ok=True)
-        if args.results.is_file():   # merge with earlier runs (other configs / sites)
+        if args.results.is_file():   # merge with earlier runs (other configs / sites), not with withdrawn candidates
             keep = {(r["site"], r["config"]) for r in rows}
-            rows += [r for r in json.loads(args.results.read_text()) if (r["site"], r["config"]) not in keep]
+            rows += [r for r in json.loads(args.results.read_text())
+                     if (r["site"], r["config"]) not in keep and r["config"] in CANDIDATES]
         args.results.write_text(json.dumps(rows, indent=1))
         _print_loso(rows)
     elif args.what == "table":

@@ -5,7 +5,7 @@ from test_source_synth import HOST, TYPES, bfs_order, forum_pages
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, _generalise, link_schema
-from crawlplan.source.crawl import CrawlSimulator, TargetFeedback, sample_apath, sample_bfs
+from crawlplan.source.crawl import CrawlSimulator, sample_apath, sample_bfs
 from crawlplan.source.evaluate import (
     PageTyper,
     clustering_scores,
@@ -17,6 +17,7 @@ from crawlplan.source.evaluate import (
 from crawlplan.source.experiment import SiteSpec, evaluate_site, host_plan, train_site
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import SitePage, build_mirror
+from crawlplan.source.target import TargetFeedback
 
 
 def _forum_mirror(xpath_classes):
@@ -99,7 +100,7 @@ def test_target_feedback_demotes_rows_that_yield_no_targets():
     table = {(0, "a"): {1: 2.0, 0: 2.0}, (0, "b"): {1: 2.0, 0: 2.0}, (1, "c"): {1: 1.0}}
     rows = {k: nav.row_probabilities(v) for k, v in table.items()}
     for weight, apart in ((5.0, True), (0.0, False)):
-        learner = SitemapLearner(target_feedback=weight, target_hubs="hits")   # the paper's hubs
+        learner = SitemapLearner(target_feedback=weight, target_score="paper")   # the paper's blend
         learner.navigation_, learner.clusters_ = table, [0, 1]
         fb = TargetFeedback(learner, rows, target=1)
         before = fb.score((0, "b"))

@@ -5,8 +5,8 @@ shapes of rustdoc, Doxygen, javadoc, Python and Django documentation; no real si
 import pytest
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.crawl import TargetFeedback, example_family
 from crawlplan.source.learner import SitemapLearner
+from crawlplan.source.target import TargetFeedback, example_family
 from crawlplan.source.url_kinds import kind_markers, name_prefix, url_family, url_family_counts
 
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
@@ -14,7 +14,7 @@ WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu 
 
 
 def _learner(sample: list[str]) -> SitemapLearner:
-    learner = SitemapLearner(target_hubs="hits")   # target_url family; hubs from the hand-made table
+    learner = SitemapLearner(target_score="paper")   # target_url family; HITS hubs of the hand-made table
     learner.url_families_ = url_family_counts(sample)
     return learner
 
@@ -67,7 +67,7 @@ def test_target_crawl_takes_the_example_url_family():
     assert example_family(learner, example) is None     # one folder for 95% of the site
     assert example_family(SitemapLearner(method="paper"), example) is None
     assert example_family(SitemapLearner(), example) is None   # a sitemap saved without families
-    off = SitemapLearner(target_url="off", target_hubs="hits")
+    off = SitemapLearner(target_url="off", target_score="paper")
     off.navigation_, off.clusters_, off.url_families_ = table, [0, 1], learner.url_families_
     structure_only = TargetFeedback(off, rows, target=1, example=example)
     assert structure_only.score((0, "a"), sibling) == structure_only.score((0, "a"), other)

@@ -57,6 +57,7 @@ from scipy import sparse
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.features import XPATH_CLASS_MODES, extract
+from crawlplan.source.target import TARGET_SCORES
 from crawlplan.source.url_kinds import (
     MOSTLY,
     merge_by_url_kind,
@@ -66,7 +67,6 @@ from crawlplan.source.url_kinds import (
 
 METHODS = ("default", "paper")
 TARGET_URL_MODES = ("off", "family")
-TARGET_HUB_MODES = ("hits", "yield")
 _W_TABLE = ((100, 16.0), (200, 12.0), (500, 6.0), (1000, 4.8))
 FORMAT = "crawlplan.sitemap/2"   # 2: the sample yields a target crawl ranks hubs by
 
@@ -173,7 +173,7 @@ class SitemapLearner:
                  noise_radius: float | None = None, target_feedback: float | None = None,
                  balance_weight: float | None = None, target_url: str | None = None,
                  binary_tf: bool = False, max_df: float = 1.0, url_merge: float | None = None,
-                 target_hubs: str | None = None):
+                 target_score: str | None = None):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -197,7 +197,7 @@ class SitemapLearner:
         self.binary_tf = binary_tf
         self.max_df = max_df
         self.url_merge = url_merge
-        self.target_hubs = target_hubs
+        self.target_score = target_score
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -243,15 +243,16 @@ class SitemapLearner:
         return "off" if self.method == "paper" else "family"
 
     @property
-    def target_hubs_(self) -> str:
-        """What a target crawl takes for a cluster's worth as a hub: ``hits`` = the paper's
-        HITS hub score on the target column (all target links of the cluster's sampled pages);
-        ``yield`` = the distinct target links one sampled page of the cluster yields
-        (:func:`navigation.sample_yields`), counted by URL when the target is the example's
-        URL family."""
-        if self.target_hubs is not None:
-            return self.target_hubs
-        return "hits" if self.method == "paper" else "yield"
+    def target_score_(self) -> str:
+        """How a target crawl scores a link (``target.TargetFeedback``): ``paper`` = alpha
+        P(C_t) + (1 - alpha) x the HITS hub score behind the link (all target links of a
+        cluster's sampled pages); ``yield`` = the same blend with each cluster's hub worth the
+        distinct target links one sampled page of it yields (:func:`navigation.sample_yields`);
+        ``rate`` = targets per page fetched, (P(C_t) + Y) / (1 + Y) with Y those yields in
+        links (counted by URL when the target is the example's URL family)."""
+        if self.target_score is not None:
+            return self.target_score
+        return "paper" if self.method == "paper" else "rate"
 
     @property
     def url_merge_(self) -> float:
@@ -272,7 +273,7 @@ class SitemapLearner:
                    "clusterer": (self.clusterer_, ("dbscan", "hdbscan")), "num_bins": (self.num_bins, ("div", "mul")),
                    "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select")),
                    "target_url": (self.target_url_, TARGET_URL_MODES),
-                   "target_hubs": (self.target_hubs_, TARGET_HUB_MODES)}
+                   "target_score": (self.target_score_, TARGET_SCORES)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -302,7 +303,7 @@ class SitemapLearner:
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
                                              "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
                                              "target_feedback", "balance_weight", "target_url", "binary_tf",
-                                             "max_df", "url_merge", "target_hubs")}
+                                             "max_df", "url_merge", "target_score")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):

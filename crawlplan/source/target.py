@@ -1,0 +1,237 @@
+"""The target crawl's link score: what a link found under one (cluster, Apath) row is worth to a
+crawl that wants pages of one kind (SOUrCe section 4.3), and the example page's URL family.
+
+Three scores (``target_score``): the paper's blend of P(C_t | row) and a HITS hub score, the
+same blend with hubs by the distinct target links a page yields, and the default ``rate`` —
+the targets gained per page fetched, which puts a hub page and a likely target on one scale.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from crawlplan.source import navigation as nav
+from crawlplan.source.url_kinds import (
+    FAMILY_MAX_SHARE,
+    MOSTLY,
+    kind_markers,
+    marked_kind,
+    name_prefix,
+    url_family,
+)
+
+TARGET_SCORES = ("paper", "yield", "rate")
+# added to the score of a link in the example's family: it ranks before every link outside it
+# (those score at most 1)
+FAMILY_FIRST = 1.0
+
+
+class TargetFeedback:
+    """The target crawl's link score per (cluster, Apath) row, learned online.
+
+    The paper scores a row once, from the sample: alpha P(C_t | C_i, x) + (1 - alpha)
+    sum_j P(C_j | C_i, x) h_j (``target_score`` paper; ``yield``: the same with
+    :func:`hub_worth`'s yields for h; ``rate``, the default: :meth:`value`). A sample of a few
+    hundred pages sees each row a few times, so a row that leads to the target cluster *sometimes* (a Sphinx toctree, a forum's sidebar) keeps
+    outranking hub pages that lead there reliably. Here P(C_t | row) is a Beta-style estimate:
+    the table's value weighted as ``target_feedback`` pages, plus the crawler's own fetches
+    through that row, classified by the sitemap (no page types involved). With 0 the score is
+    the paper's, fixed at enqueue time.
+
+    With ``target_url`` ``family`` the example page's URL family (:func:`example_family`: its
+    folder and depth, narrowed to its file-name kind where the folder mixes kinds) is a second
+    sign of the target: a link in that family is a sure target link (P(C_t) = 1) whatever its
+    row says and is fetched before any link outside the family, and a fetched page in it counts
+    as a hit. The family is the sharper sign: the example's cluster may hold other kinds of
+    page of the same template (git's concept pages beside its commands), which a row leading
+    into the cluster would otherwise rank level with the family. Templates shared by several
+    kinds of page (Sphinx prose: release notes, topics, how-tos) put them in one cluster; the
+    folder a generator writes them to still tells them apart. Not used when more than
+    ``FAMILY_MAX_SHARE`` of the training sample is in the family (one folder for the whole site).
+
+    When the family holds most (``MOSTLY``) of the target cluster's sample pages, the family *is*
+    the target (``family_is_target``): the cluster's other pages are other kinds sharing the
+    template (a forum's search results beside its threads, Python's tutorial beside its library
+    modules), so a page outside the family is no hit and a link outside it is worth only the way
+    on it gives (the hub term). Where the family is a small part of the cluster (javadoc: the
+    classes of the example's package among all classes) the cluster still defines the target.
+    """
+
+    def __init__(self, learner, rows: dict, target: int, example: str | None = None):
+        self.rows, self.target = rows, target
+        self.alpha = learner.alpha_target
+        self.mode = learner.target_score_
+        self.prior_weight = getattr(learner, "target_feedback_", 0.0)
+        self.learns = self.prior_weight > 0
+        self._prior: dict[tuple, tuple[float, float]] = {}
+        self.fetched: Counter = Counter()
+        self.hits: Counter = Counter()
+        self.family = example_family(learner, example, target)
+        self.family_is_target = _family_holds_target(learner, self.family, target)
+        self.hubs = hub_worth(learner, target, self.family if self.family_is_target else None,
+                              normalise=self.mode != "rate")
+
+    def in_family(self, url: str | None) -> bool:
+        return self.family is not None and url is not None and url in self.family
+
+    def prior(self, row: tuple) -> tuple[float, float]:
+        """(P(C_t | row), sum_j P(C_j | row) h_j) from the navigation table: with ``rate`` the
+        second is the target links a page behind the row is expected to reveal."""
+        if row not in self._prior:
+            probs = self.rows.get(row) or {}
+            self._prior[row] = (probs.get(self.target, 0.0),
+                                sum(p * self.hubs.get(c, 0.0) for c, p in probs.items()))
+        return self._prior[row]
+
+    def is_hit(self, cluster: int, url: str | None = None) -> bool:
+        if self.family_is_target:
+            return self.in_family(url)
+        return cluster == self.target or self.in_family(url)
+
+    def observe(self, row: tuple, cluster: int, url: str | None = None) -> None:
+        self.fetched[row] += 1
+        self.hits[row] += self.is_hit(cluster, url)
+
+    def value(self, p_target: float, hub: float) -> float:
+        """A link's worth from its chance of being a target and the hub term behind it.
+
+        ``rate``: (p + Y) / (1 + Y), Y the target links the page is expected to reveal — the
+        targets per page fetched if the crawler takes the page and then the targets it lists.
+        A likely target (p near 1) and a hub listing many new targets (large Y) both approach
+        1; a link that is a target three times in ten (0.3) loses to a package page listing seven
+        classes (0.875). The blends weigh a hub score that sums to 1 over the clusters by
+        1 - alpha = 0.2, so no hub ever beats a row that leads to the target one time in four."""
+        if self.mode == "rate":
+            return (p_target + hub) / (1.0 + hub)
+        return self.alpha * p_target + (1 - self.alpha) * hub
+
+    def score(self, row: tuple, url: str | None = None) -> float:
+        p_target, hub = self.prior(row)
+        if self.in_family(url):
+            # P = 1, and ranked before every link outside the family; the hub term breaks ties
+            return FAMILY_FIRST + self.value(1.0, 0.0) + self.value(0.0, hub)
+        if self.family_is_target:
+            # outside the family is outside the target: only the way on counts
+            return self.value(0.0, hub)
+        if self.learns:
+            m = self.prior_weight
+            p_target = (self.hits[row] + m * p_target) / (self.fetched[row] + m)
+        return self.value(p_target, hub)
+
+
+def hub_worth(learner, target: int, family: ExampleFamily | None = None, *,
+              normalise: bool = True) -> dict[int, float]:
+    """Each cluster's worth as a hub for a target crawl (``learner.target_score_``): the paper's
+    HITS hub on the target column, or the distinct target links one page of the cluster yields
+    in the sample (``cluster_yield_``; with a ``family`` that is the target, the links into that
+    family, counted by URL in ``kind_yield_``) — summing to 1 with ``normalise``, as links per
+    page without."""
+    if learner.target_score_ == "paper":
+        A = nav.adjacency(learner.navigation_, learner.clusters_)
+        return nav.hits(A, learner.clusters_, target=target)[0]
+    if family is None:
+        worth = {c: learner.cluster_yield_.get(c, {}).get(target, 0.0) for c in learner.clusters_}
+    else:
+        worth = {c: sum(links for prefix, links in learner.kind_yield_.get(c, {}).get(family.family, {}).items()
+                        if family.has_prefix(prefix))
+                 for c in learner.clusters_}
+    total = sum(worth.values())
+    if not normalise or total <= 0:
+        return worth
+    return {c: v / total for c, v in worth.items()}
+
+
+@dataclass(frozen=True)
+class ExampleFamily:
+    """The pages a target crawl takes for the example's kind by their URL alone: the example's
+    URL family (folder, depth, query keys) and, when the folder mixes kinds of page, only those
+    of the example's kind — ``kind`` is the example's marker, or '' for the folder's pages that
+    carry none of ``markers``; ``kind`` None is the whole folder."""
+    family: str
+    kind: str | None = None
+    markers: frozenset = frozenset()
+
+    def __contains__(self, url: str) -> bool:
+        return url_family(url) == self.family and self.has_prefix(name_prefix(url))
+
+    def has_prefix(self, prefix: str) -> bool:
+        """Whether a page of the family's folder with this file-name prefix is of the kind."""
+        return self.kind is None or marked_kind(prefix, self.markers) == self.kind
+
+
+def _family_holds_target(learner, family: ExampleFamily | None, target: int) -> bool:
+    """Whether the example's family holds ``MOSTLY`` of the target cluster's sample pages."""
+    if family is None or target == -1:   # an outlier example: no cluster to weigh the family against
+        return False
+    size = (getattr(learner, "cluster_sizes_", None) or {}).get(target, 0)
+    return size > 0 and _clusters_of(learner, family)[target] >= MOSTLY * size
+
+
+def _clusters_of(learner, family: ExampleFamily) -> Counter:
+    """{cluster: sample pages} of the family's kind (``url_kind_clusters_``: where the sample's
+    URL kinds fell)."""
+    clusters: Counter = Counter()
+    for prefix, by_cluster in (getattr(learner, "url_kind_clusters_", None) or {}).get(family.family, {}).items():
+        if family.has_prefix(prefix):
+            clusters.update(by_cluster)
+    return clusters
+
+
+def example_family(learner, example: str | None, target: int | None = None) -> ExampleFamily | None:
+    """The example page's URL family when the learner uses it (``target_url`` family) and it
+    narrows the site: at most ``FAMILY_MAX_SHARE`` of the training sample in the folder.
+
+    Within the folder the family keeps the example's kind only (:func:`kind_markers` of the
+    folder's sample pages): the pages carrying the example's marker, or, for an example without
+    one (a javadoc class page beside ``package-summary.html``), the pages carrying none. It
+    stays the whole folder when the folder has no marker, or when the example's kind covers
+    nearly all of it (more than ``FAMILY_MAX_SHARE``: pytest's ``release-*`` beside the folder's index),
+    so a folder of names — Python's ``library/``, Django's ``releases/`` — is not narrowed.
+    In a folder holding more than ``FAMILY_MAX_SHARE`` of the sample the folder names nothing,
+    but the example's kind may (:func:`_kind_in_whole_site_folder`, needs the ``target`` cluster)."""
+    if getattr(learner, "target_url_", "off") != "family" or not example:
+        return None
+    families = getattr(learner, "url_families_", None) or {}
+    family = url_family(example)
+    folder = families.get(family, {})
+    total, in_folder = sum(sum(p.values()) for p in families.values()), sum(folder.values())
+    if not total:
+        return None
+    if in_folder / total > FAMILY_MAX_SHARE:
+        return _kind_in_whole_site_folder(learner, family, folder, example, target)
+    markers, kind, of_kind = _example_kind(folder, example)
+    if not markers or of_kind > FAMILY_MAX_SHARE * in_folder:
+        return ExampleFamily(family)
+    return ExampleFamily(family, kind, markers)
+
+
+def _example_kind(folder: dict[str, int], example: str) -> tuple[frozenset, str, int]:
+    """The folder's kind markers, the example's kind among them, and the folder's sample pages
+    of that kind."""
+    markers = kind_markers(folder)
+    kind = marked_kind(name_prefix(example), markers)
+    return markers, kind, sum(n for p, n in folder.items() if marked_kind(p, markers) == kind)
+
+
+def _kind_in_whole_site_folder(learner, family: str, folder: dict[str, int], example: str,
+                               target: int | None) -> ExampleFamily | None:
+    """The example's file-name kind in a folder that holds the whole site, when the kind is one
+    kind of page: it carries a kind marker, it is not nearly the whole folder, and the structure
+    agrees — ``MOSTLY`` of the kind's sample pages are in the target cluster.
+
+    git writes every man page to ``docs/``: ``git-*.html`` commands and ``git*.html`` concepts
+    share one template, so the target cluster holds both, and only the file name tells them
+    apart (commands: 93% in the target cluster). Doxygen writes ``class_*.html`` and
+    ``class_*-members.html`` to one folder: the ``class`` marker spans two templates (half its
+    pages in each cluster), so it names no kind and the crawl is left to the structure."""
+    if target is None:
+        return None
+    markers, kind, of_kind = _example_kind(folder, example)
+    if not kind or of_kind > FAMILY_MAX_SHARE * sum(folder.values()):
+        return None
+    candidate = ExampleFamily(family, kind, markers)
+    clusters = _clusters_of(learner, candidate)
+    if not clusters or clusters[target] < MOSTLY * sum(clusters.values()):
+        return None
+    return candidate
