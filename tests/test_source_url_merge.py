@@ -1,11 +1,12 @@
 """Clusters that one URL kind holds are merged (``url_merge``), and only those: synthetic URL sets
-in the shapes of pytest's release notes, forum threads, javadoc, rustdoc and Doxygen; no real site."""
+in the shapes of pytest's release notes, forum threads, javadoc, rustdoc, Doxygen and gi-docgen;
+no real site."""
 
 import numpy as np
 import pytest
 
 from crawlplan.source.learner import SitemapLearner
-from crawlplan.source.url_kinds import MOSTLY, merge_by_url_kind, url_kinds
+from crawlplan.source.url_kinds import MOSTLY, merge_by_url_kind, name_suffix, url_kinds
 
 BASE = "https://docs.example.org/en/7.2"
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
@@ -58,15 +59,37 @@ def test_kind_markers_keep_kinds_of_one_folder_apart():
     assert len({merged[0], merged[12], merged[18], merged[24]}) == 4
 
 
-def test_a_folder_holding_the_whole_site_names_no_kind():
-    """Doxygen-shaped: class pages and their member lists share the folder and the ``class``
-    marker; the folder holds > 90% of the sample, so structure alone decides."""
+def test_in_a_folder_holding_the_whole_site_only_a_marker_names_a_kind():
+    """Doxygen-shaped: class pages and their member lists share the folder and the leading
+    ``class`` marker; the trailing ``members`` keeps them two kinds. A class kind the structure
+    split in two merges; the member lists stay apart; a page without a marker has no kind."""
     html = "https://proj.example.org/doc/html"
     urls = [f"{html}/class_{w}.html" for w in WORDS[:10]] + [f"{html}/class_{w}-members.html" for w in WORDS[:10]]
-    urls += ["https://proj.example.org/doc/index.html"]
-    assert url_kinds(urls)[0] is None and url_kinds(urls)[-1] is not None
-    labels = np.array([0] * 10 + [1] * 10 + [-1])
-    assert merge_by_url_kind(labels, urls).tolist() == labels.tolist()
+    urls += [f"{html}/annotated.html", "https://proj.example.org/doc/index.html"]
+    kinds = url_kinds(urls)
+    assert kinds[0][1:] == ("class", "") and kinds[10][1:] == ("class", "members")
+    assert kinds[20] is None and kinds[21] is not None      # no marker in the whole-site folder
+    labels = np.array([0] * 5 + [2] * 5 + [1] * 10 + [-1, -1])
+    merged = merge_by_url_kind(labels, urls)
+    assert merged[:10].tolist() == [0] * 10 and set(merged[10:20].tolist()) == {1}
+
+
+def test_gi_docgen_method_pages_split_by_signature_merge_in_the_one_folder():
+    """gi-docgen-shaped: every page in one folder, named by kind first (``method.*``,
+    ``class.*``); three method clusters (by signature shape) merge, the class cluster stays."""
+    pango = "https://docs.example.org/Pango"
+    urls = [f"{pango}/method.Context.{w}.html" for w in WORDS[:18]] + [f"{pango}/class.{w.title()}.html" for w in WORDS[:6]]
+    labels = np.array([0] * 6 + [1] * 6 + [2] * 6 + [3] * 6)
+    merged = merge_by_url_kind(labels, urls)
+    assert set(merged[:18].tolist()) == {0} and set(merged[18:].tolist()) == {1}
+
+
+@pytest.mark.parametrize("name, suffix", [
+    ("class_json_1_1_value-members.html", "members"), ("json_8h_source.html", "source"),
+    ("class_json_1_1_value.html", "value"), ("release-2.0.0.html", ""), ("index.html", ""),
+    ("git-add.html", "add"), ("Data-Aeson-Types.html", "Types"), ("3.0.html", ""), ("", "")])
+def test_name_suffix_is_the_trailing_word(name, suffix):
+    assert name_suffix(f"https://x.org/doc/{name}") == suffix
 
 
 def _bag(kind: str, i: int) -> dict[str, int]:

@@ -44,6 +44,7 @@ def url_family(url: str) -> str:
 
 
 _NAME_PREFIX = re.compile(r"([A-Za-z]+)[._:-].")
+_NAME_SUFFIX = re.compile(r".[._:-]([A-Za-z]+)$")
 
 
 def name_prefix(url: str) -> str:
@@ -62,6 +63,21 @@ def name_prefix(url: str) -> str:
     except ValueError:
         return ""
     m = _NAME_PREFIX.match(name.rsplit(".", 1)[0])
+    return m.group(1) if m else ""
+
+
+def name_suffix(url: str) -> str:
+    """The file name's trailing word when more of the name precedes it: ``members`` in Doxygen's
+    ``class_json_1_1_value-members.html``, ``source`` in ``json_8h_source.html``; '' for
+    ``release-2.0.0.html`` (not letters), ``index.html``. Like :func:`name_prefix`, only a
+    candidate kind marker: generators that name a kind by a suffix (Doxygen's member lists and
+    source listings beside the class pages they belong to) make it recur on a real part of the
+    folder, a name's last word seldom does (:func:`kind_markers`)."""
+    try:
+        name = urlsplit(url).path.rsplit("/", 1)[-1]
+    except ValueError:
+        return ""
+    m = _NAME_SUFFIX.search(name.rsplit(".", 1)[0])
     return m.group(1) if m else ""
 
 
@@ -97,21 +113,31 @@ def marked_kind(prefix: str, markers) -> str:
     return prefix if prefix in markers else ""
 
 
-def url_kinds(urls) -> list[tuple[str, str] | None]:
-    """Per URL of a sample, its (URL family, kind marker) — the kind of page its URL alone
-    names — or None when its folder holds more than ``FAMILY_MAX_SHARE`` of the sample (the
-    folder then names no kind: the whole site is in it)."""
+def url_kinds(urls) -> list[tuple[str, str, str] | None]:
+    """Per URL of a sample, its (URL family, leading kind marker, trailing kind marker) — the
+    kind of page its URL alone names — or None when it names none.
+
+    In a folder that holds more than ``FAMILY_MAX_SHARE`` of the sample the folder names no
+    kind (the whole site is in it), but a marker still does: gi-docgen writes every page of a
+    library to one folder and names the kind first (``method.*``, ``class.*``, ``enum.*``),
+    Doxygen adds it last (``class_*-members.html`` beside ``class_*.html``). There a page
+    without either marker has no kind. The trailing marker keeps kinds apart that share the
+    leading one (Doxygen's class pages and member lists, both ``class_*``)."""
     urls = list(urls)
-    families = url_family_counts(urls)
-    markers = {f: kind_markers(p) for f, p in families.items()}
-    folder_pages = {f: sum(p.values()) for f, p in families.items()}
-    out: list[tuple[str, str] | None] = []
+    leading: dict[str, Counter] = {}
+    trailing: dict[str, Counter] = {}
     for url in urls:
         family = url_family(url)
-        if folder_pages[family] > FAMILY_MAX_SHARE * len(urls):
-            out.append(None)
-        else:
-            out.append((family, marked_kind(name_prefix(url), markers[family])))
+        leading.setdefault(family, Counter())[name_prefix(url)] += 1
+        trailing.setdefault(family, Counter())[name_suffix(url)] += 1
+    markers = {f: (kind_markers(leading[f]), kind_markers(trailing[f])) for f in leading}
+    out: list[tuple[str, str, str] | None] = []
+    for url in urls:
+        family = url_family(url)
+        first, last = markers[family]
+        kind = (family, marked_kind(name_prefix(url), first), marked_kind(name_suffix(url), last))
+        whole_site = sum(leading[family].values()) > FAMILY_MAX_SHARE * len(urls)
+        out.append(None if whole_site and not (kind[1] or kind[2]) else kind)
     return out
 
 
@@ -129,7 +155,7 @@ def url_kind_clusters(urls, labels) -> dict[str, dict[str, dict[int, int]]]:
 
 def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = MOSTLY) -> np.ndarray:
     """Clusters whose sample pages lie, each for at least ``share``, in one and the same URL
-    kind (:func:`url_kinds`: folder, depth, query keys and file-name kind marker) are
+    kind (:func:`url_kinds`: folder, depth, query keys and file-name kind markers) are
     one cluster; labels are renumbered 0..k-1 in order of first cluster, outliers stay -1.
 
     Why: a generator writes one kind of page to one place, but renders it with optional
@@ -138,7 +164,8 @@ def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = MO
     splits such a kind by length and markup into clusters that all sit in one folder. Only
     merging is done, never splitting by URL: a kind of page spread over many folders (javadoc
     classes over packages, rustdoc structs over modules) must stay one cluster, and a folder
-    that holds the whole site (``FAMILY_MAX_SHARE``) names no kind."""
+    that holds the whole site (``FAMILY_MAX_SHARE``) names a kind only by a file-name marker
+    (gi-docgen's method pages split by signature shape: parameters, return value, both)."""
     if len(urls) != len(labels):
         raise ValueError(f"merge_by_url_kind: {len(labels)} labels for {len(urls)} URLs")
     kinds = url_kinds(urls)
