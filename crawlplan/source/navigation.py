@@ -21,27 +21,35 @@ HITS_ITERATIONS = 100
 SCORINGS = ("full", "no_dsim", "no_balance", "info_only", "dsim_balance")
 
 
-def navigation_counts(urls: list[str], labels: list[int], links, label_of: dict[str, int],
-                      resolve=None) -> NavTable:
-    out: dict[tuple[int, str], Counter] = defaultdict(Counter)
-    for _url, lab, page_links in zip(urls, labels, links):
+def _page_rows(labels: list[int], links, resolve=None):
+    """(cluster, Apath, U(p, x)) for every sampled page and Apath, links resolved inside the
+    mirror (a redirect and its target are one page) and de-duplicated."""
+    for lab, page_links in zip(labels, links):
         for apath, targets in links_by_apath(page_links).items():
             if resolve is not None:
                 targets = list(dict.fromkeys(t2 for t in targets if (t2 := resolve(t) or t)))
-            known = [label_of[t] for t in targets if t in label_of]
-            if not known:
-                continue
-            weight = len(targets) / len(known)
-            row = out[(int(lab), apath)]
-            for c in known:
-                row[int(c)] += weight
+            yield int(lab), apath, targets
+
+
+def navigation_counts(urls: list[str], labels: list[int], links, label_of: dict[str, int],
+                      resolve=None) -> NavTable:
+    out: dict[tuple[int, str], Counter] = defaultdict(Counter)
+    for lab, apath, targets in _page_rows(labels, links, resolve):
+        known = [label_of[t] for t in targets if t in label_of]
+        if not known:
+            continue
+        weight = len(targets) / len(known)
+        row = out[(lab, apath)]
+        for c in known:
+            row[int(c)] += weight
     return {k: dict(v) for k, v in out.items()}
 
 
 KindYield = dict[int, dict[str, dict[str, float]]]
 
 
-def sample_yields(labels: list[int], links, table: NavTable, resolve=None) -> tuple[dict[int, dict[int, float]], KindYield]:
+def sample_yields(labels: list[int], links, table: NavTable,
+                  resolve=None) -> tuple[dict[int, dict[int, float]], KindYield]:
     """What one more page of a cluster is worth to a target crawl: the *distinct* links a
     sampled page of cluster C_i yields, per page, (a) into each cluster C_j and (b) into each URL
     kind ({family: {file-name prefix: links}}).
@@ -58,12 +66,9 @@ def sample_yields(labels: list[int], links, table: NavTable, resolve=None) -> tu
     pages: Counter = Counter(int(c) for c in labels)
     total: Counter = Counter()
     distinct: dict[tuple[int, str], set] = defaultdict(set)
-    for lab, page_links in zip(labels, links):
-        for apath, targets in links_by_apath(page_links).items():
-            if resolve is not None:
-                targets = list(dict.fromkeys(t2 for t in targets if (t2 := resolve(t) or t)))
-            total[(int(lab), apath)] += len(targets)
-            distinct[(int(lab), apath)].update(targets)
+    for lab, apath, targets in _page_rows(labels, links, resolve):
+        total[(lab, apath)] += len(targets)
+        distinct[(lab, apath)].update(targets)
     clusters: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
     for (ci, apath), row in table.items():
         if total[(ci, apath)]:
