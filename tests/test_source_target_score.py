@@ -9,7 +9,7 @@ import pytest
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.learner import SitemapLearner
-from crawlplan.source.target import ExampleFamily, TargetFeedback, hub_worth
+from crawlplan.source.target import FAMILY_FIRST, ExampleFamily, TargetFeedback, hub_worth
 from crawlplan.source.url_kinds import url_family
 
 HOST = "https://f.example"
@@ -23,13 +23,14 @@ def _thread(i: int) -> str:
 
 def _sample():
     """Four tag pages that each list the same threads 0-5, two thread lists of six threads
-    each (6-11 and 12-17), three threads; every page has a sidebar link home."""
+    each (6-11 and 12-17) and one "hot thread" box (thread 99 on both), three threads; every
+    page has a sidebar link home."""
     pages = []
     for k in range(4):
         pages.append((f"{HOST}/tag/{k}", TAG, [("nav", HOME)] + [("row", _thread(i)) for i in range(6)]))
     for k in range(2):
-        pages.append((f"{HOST}/list?page={k}", LIST,
-                      [("nav", HOME)] + [("row", _thread(i)) for i in range(6 + 6 * k, 12 + 6 * k)]))
+        rows = [("row", _thread(i)) for i in range(6 + 6 * k, 12 + 6 * k)]
+        pages.append((f"{HOST}/list?page={k}", LIST, [("nav", HOME), ("hot", _thread(99))] + rows))
     for i in (0, 6, 12):
         pages.append((_thread(i), THREAD, [("nav", HOME)]))
     urls, labels, links = zip(*pages)
@@ -50,12 +51,15 @@ def test_sample_yields_count_distinct_links_per_sampled_page():
     learner = _learner()
     kinds = learner.kind_yield_
     threads = url_family(_thread(3))
-    assert kinds[TAG][threads][""] == pytest.approx(6 / 4)     # 24 links, 6 distinct, 4 pages
-    assert kinds[LIST][threads][""] == pytest.approx(12 / 2)   # 12 links, all distinct, 2 pages
+    assert kinds[TAG][threads][""] == pytest.approx(6 / 4)          # 24 links, 6 distinct, 4 pages
+    assert kinds[LIST][threads][""] == pytest.approx((12 + 1) / 2)  # the hot box's thread counts once
     assert sum(kinds[TAG][url_family(HOME)].values()) == pytest.approx(1 / 4)   # the sidebar counts once
     # extrapolated counts N[(C_i, x)][C_j], scaled by the row's distinct share, per sampled page
-    assert learner.cluster_yield_[TAG][THREAD] == pytest.approx(learner.navigation_[(TAG, "row")][THREAD] * (6 / 24) / 4)
-    assert learner.cluster_yield_[LIST][THREAD] == pytest.approx(learner.navigation_[(LIST, "row")][THREAD] / 2)
+    nav_counts = learner.navigation_
+    assert learner.cluster_yield_[TAG][THREAD] == pytest.approx(nav_counts[(TAG, "row")][THREAD] * (6 / 24) / 4)
+    # thread 99 was not sampled: the table has no row for the box, so (a) cannot count it, (b) does
+    assert (LIST, "hot") not in nav_counts
+    assert learner.cluster_yield_[LIST][THREAD] == pytest.approx(nav_counts[(LIST, "row")][THREAD] / 2)
 
 
 def test_yield_ranks_disjoint_lists_above_overlapping_tags_where_hits_does_not():
@@ -80,7 +84,29 @@ def _feedback(**params) -> TargetFeedback:
 def test_a_link_into_the_lists_outranks_one_into_the_tags(score):
     fb = _feedback(target_score=score)
     assert fb.score((THREAD, "to-list")) > fb.score((THREAD, "to-tag"))
-    assert _feedback(target_score="paper").score((THREAD, "to-list")) < _feedback(target_score="paper").score((THREAD, "to-tag"))
+
+
+def test_the_paper_score_takes_the_tags():
+    fb = _feedback(target_score="paper")
+    assert fb.score((THREAD, "to-list")) < fb.score((THREAD, "to-tag"))
+
+
+def test_rate_with_the_family_as_the_target():
+    """The forum's default path: the example's family (``t/``) is the target, so a link
+    outside it is worth Y / (1 + Y), Y its row's expected new family links, and a link inside it
+    comes first, its Y breaking ties."""
+    learner = _learner()
+    learner.url_families_ = {url_family(_thread(3)): {"": 40}, url_family(HOME): {"": 60}}
+    learner.url_kind_clusters_ = {url_family(_thread(3)): {"": {THREAD: 40}}}
+    learner.cluster_sizes_ = {TAG: 4, LIST: 2, THREAD: 40}
+    learner.navigation_[(THREAD, "to-list")] = {LIST: 1.0}
+    rows = {k: nav.row_probabilities(v) for k, v in learner.navigation_.items()}
+    fb = TargetFeedback(learner, rows, target=THREAD, example=_thread(3))
+    assert fb.family_is_target
+    y_list = (12 + 1) / 2
+    assert fb.score((THREAD, "to-list"), f"{HOST}/list?page=7") == pytest.approx(y_list / (1 + y_list))
+    assert fb.score((THREAD, "to-list"), _thread(50)) == pytest.approx(FAMILY_FIRST + 1 + y_list / (1 + y_list))
+    assert fb.is_hit(LIST, _thread(50)) and not fb.is_hit(THREAD, f"{HOST}/list?page=7")
 
 
 def test_rate_puts_a_hub_listing_many_targets_above_an_unlikely_target():
@@ -104,12 +130,20 @@ def test_rate_puts_a_hub_listing_many_targets_above_an_unlikely_target():
 
 def test_the_family_target_counts_links_by_url():
     """When the example's family is the target, a cluster's worth is its distinct links into
-    the family: a home link on every page adds nothing to the thread lists' worth."""
+    the family, by URL: the lists' hot-thread box, the same thread on both pages, counts once,
+    and the home link on every page not at all."""
     learner = _learner()
-    worth = hub_worth(learner, THREAD, ExampleFamily(url_family(_thread(3))))
-    assert worth[LIST] == pytest.approx(6 / (6 + 1.5))
-    assert worth[TAG] == pytest.approx(1.5 / (6 + 1.5))
-    assert worth[THREAD] == 0.0
+    worth = hub_worth(learner, THREAD, ExampleFamily(url_family(_thread(3))), normalise=False)
+    assert worth == {TAG: pytest.approx(6 / 4), LIST: pytest.approx(13 / 2), THREAD: 0.0}
+    shares = hub_worth(learner, THREAD, ExampleFamily(url_family(_thread(3))))
+    assert shares[LIST] == pytest.approx(6.5 / (6.5 + 1.5))
+
+
+def test_a_learner_without_yields_ranks_by_p_alone():
+    learner = SitemapLearner()
+    learner.navigation_, learner.clusters_, learner.url_families_ = {(0, "a"): {1: 1.0, 0: 3.0}}, [0, 1], {}
+    fb = TargetFeedback(learner, {(0, "a"): {1: 0.25, 0: 0.75}}, target=1)
+    assert fb.score((0, "a")) == pytest.approx(0.25)
 
 
 def test_presets_validation_and_json_round_trip():
@@ -117,11 +151,15 @@ def test_presets_validation_and_json_round_trip():
     assert SitemapLearner().target_score_ == "rate"
     with pytest.raises(ValueError, match="target_score"):
         SitemapLearner(target_score="pagerank").validate()
+    # twelve pages of two shapes and one far page (an outlier: noise kept); links into a
+    # marked kind (``struct.*``) so a prefix other than '' goes through the JSON
     bags = [{"html/body/div": 1 + i % 2, f"html/body/p{i % 3}": 2} for i in range(12)]
-    urls, _, links = _sample()
-    urls = (urls * 2)[:12]
-    links = (links * 2)[:12]
-    fitted = SitemapLearner().fit(bags, urls=urls, links=links)
+    bags.append({"html/body/table/tr/td": 40})
+    urls = [f"{HOST}/p/{i}" for i in range(13)]
+    links = [[("row", f"{HOST}/api/struct.S{i % 4}.html"), ("nav", HOME)] for i in range(13)]
+    fitted = SitemapLearner(noise_radius=0).fit(bags, urls=urls, links=links)
+    assert -1 in fitted.kind_yield_
+    assert any("struct" in prefixes for fams in fitted.kind_yield_.values() for prefixes in fams.values())
     back = SitemapLearner.from_json(fitted.to_json())
     assert back.cluster_yield_ == fitted.cluster_yield_ and back.kind_yield_ == fitted.kind_yield_
     old = json.loads(fitted.to_json())

@@ -64,7 +64,8 @@ def test_in_a_folder_holding_the_whole_site_only_a_marker_names_a_kind():
     ``class`` marker; the trailing ``members`` keeps them two kinds. A class kind the structure
     split in two merges; the member lists stay apart; a page without a marker has no kind."""
     html = "https://proj.example.org/doc/html"
-    urls = [f"{html}/class_{w}.html" for w in WORDS[:10]] + [f"{html}/class_{w}-members.html" for w in WORDS[:10]]
+    urls = [f"{html}/class_{w}.html" for w in WORDS[:10]]
+    urls += [f"{html}/class_{w}-members.html" for w in WORDS[:10]]
     urls += [f"{html}/annotated.html", "https://proj.example.org/doc/index.html"]
     kinds = url_kinds(urls)
     assert kinds[0][1:] == ("class", "") and kinds[10][1:] == ("class", "members")
@@ -78,10 +79,22 @@ def test_gi_docgen_method_pages_split_by_signature_merge_in_the_one_folder():
     """gi-docgen-shaped: every page in one folder, named by kind first (``method.*``,
     ``class.*``); three method clusters (by signature shape) merge, the class cluster stays."""
     pango = "https://docs.example.org/Pango"
-    urls = [f"{pango}/method.Context.{w}.html" for w in WORDS[:18]] + [f"{pango}/class.{w.title()}.html" for w in WORDS[:6]]
+    urls = [f"{pango}/method.Context.{w}.html" for w in WORDS[:18]]
+    urls += [f"{pango}/class.{w.title()}.html" for w in WORDS[:6]]
     labels = np.array([0] * 6 + [1] * 6 + [2] * 6 + [3] * 6)
     merged = merge_by_url_kind(labels, urls)
     assert set(merged[:18].tolist()) == {0} and set(merged[18:].tolist()) == {1}
+
+
+def test_a_slug_s_last_word_does_not_split_a_folder_s_kind():
+    """Forum threads whose slugs end in the same words (``-help``, ``-error``): outside a
+    whole-site folder the trailing word is no marker, so the threads stay one kind and the two
+    thread clusters merge."""
+    urls = [f"https://f.example.net/t/{100 + i}-{WORDS[i]}-{('help', 'error', 'fix')[i % 3]}" for i in range(24)]
+    urls += [f"https://f.example.net/u/{w}" for w in WORDS[:8]] + [f"https://f.example.net/tag/{w}" for w in WORDS[:8]]
+    assert len({k for k in url_kinds(urls)[:24]}) == 1
+    labels = np.array([0] * 12 + [1] * 12 + [2] * 8 + [3] * 8)
+    assert set(merge_by_url_kind(labels, urls)[:24].tolist()) == {0}
 
 
 @pytest.mark.parametrize("name, suffix", [

@@ -9,8 +9,8 @@ Two configurations (``method``):
   DBSCAN(minPts = 4). ``num_bins`` picks between the authors' code (NumFeats / w, ``div``) and
   the paper text (w * NumFeats, ``mul``).
 - ``default``: what held up on every labelled site we have (two real documentation sites, five
-  forums; sweep in ``bench/source_sweep.py``, tables in docs/source.md). Four changes, each
-  because the paper's choice was fitted to six social sites:
+  forums; sweep in ``bench/source_sweep.py``; sixteen sites left out one at a time, tables in
+  docs/source.md). The changes, each because the paper's choice was fitted to six social sites:
   * features: every element's path (not only leaves) with the first class token on every step
     (``xpath_classes: elements``) — sites built on one layout template (Sphinx) differ in their
     content containers (``dl[py]`` API entries, ``div[highlight]`` listings), which tag-only
@@ -36,9 +36,14 @@ Two configurations (``method``):
     site-out, docs/source.md).
   * clusters that one URL kind holds are one cluster (``url_merge`` 2/3): when at least two
     thirds of each of two clusters' sample pages sit in the same folder with the same file-name
-    kind marker, the structure split one kind of page by length or optional sections (pytest's
-    release notes, a forum's threads); merging only, never splitting by URL (leave-one-site-out,
-    docs/source.md).
+    kind marker (in a folder holding the whole site: the same leading or trailing marker,
+    gi-docgen's ``method.*``), the structure split one kind of page by length or optional
+    sections (pytest's release notes, a forum's threads, pango's methods); merging only, never
+    splitting by URL (leave-one-site-out, docs/source.md).
+  * the target crawl scores a link by the targets gained per page fetched (``target_score:
+    rate``): (P(target) + Y) / (1 + Y), Y the distinct target links a page of the destination
+    cluster yields in the sample, so a hub listing new targets outranks an unlikely target and
+    overlapping tag pages rank below disjoint thread lists (leave-one-site-out, docs/source.md).
   * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
     paper's full Balance a site of two or three clusters is pushed into its non-content cluster
     as soon as the content cluster leads (scrapy's source listings).
@@ -237,7 +242,7 @@ class SitemapLearner:
     def target_url_(self) -> str:
         """``family``: the target crawl also takes the example page's URL family (its folder and
         depth, narrowed to its file-name kind where the folder mixes kinds; see
-        ``crawl.example_family``) as a sign of the target; ``off``: structure only."""
+        ``target.example_family``) as a sign of the target; ``off``: structure only."""
         if self.target_url is not None:
             return self.target_url
         return "off" if self.method == "paper" else "family"
@@ -488,8 +493,8 @@ class SitemapLearner:
         self.adjacency_ = nav.adjacency(self.navigation_, self.clusters_)
         self.hubs_, self.authorities_ = nav.hits(self.adjacency_, self.clusters_)
         self.nav_entropy_ = nav.mean_row_entropy(self.navigation_)
-        self.cluster_yield_, self.kind_yield_ = nav.sample_yields(self.labels_.tolist(), links, self.navigation_,
-                                                                  resolve=resolve)
+        self.cluster_yield_, self.kind_yield_ = nav.sample_yields(
+            self.labels_.tolist(), links, self.navigation_, resolve=resolve)
         return self
 
     # -- prediction -------------------------------------------------------------------------
@@ -529,7 +534,8 @@ class SitemapLearner:
             out["navigation"] = nav.navigation_to_rows(self.navigation_)
             out["hubs"] = {str(k): v for k, v in self.hubs_.items()}
             out["authorities"] = {str(k): v for k, v in self.authorities_.items()}
-            out["cluster_yield"] = {str(i): {str(j): v for j, v in row.items()} for i, row in self.cluster_yield_.items()}
+            out["cluster_yield"] = {str(i): {str(j): v for j, v in row.items()}
+                                    for i, row in self.cluster_yield_.items()}
             out["kind_yield"] = {str(i): fams for i, fams in self.kind_yield_.items()}
         if hasattr(self, "url_families_"):
             out["url_families"] = self.url_families_

@@ -48,7 +48,7 @@ def navigation_counts(urls: list[str], labels: list[int], links, label_of: dict[
 KindYield = dict[int, dict[str, dict[str, float]]]
 
 
-def sample_yields(labels: list[int], links, table: NavTable,
+def sample_yields(labels: list[int], links, counts: NavTable,
                   resolve=None) -> tuple[dict[int, dict[int, float]], KindYield]:
     """What one more page of a cluster is worth to a target crawl: the *distinct* links a
     sampled page of cluster C_i yields, per page, (a) into each cluster C_j and (b) into each URL
@@ -61,7 +61,8 @@ def sample_yields(labels: list[int], links, table: NavTable,
     (C_i, Apath) row, the links the cluster's pages hold under that Apath are de-duplicated
     across the pages (a sidebar repeated on every page counts once), and the sum over the rows
     is divided by the cluster's sampled pages. (a) scales the navigation table's extrapolated
-    counts N[(C_i, x)][C_j] by the row's distinct share; (b) is exact (a link's URL is known
+    counts N[(C_i, x)][C_j] (``counts``, as :func:`navigation_counts` returns them: not row
+    probabilities) by the row's distinct share; (b) is exact (a link's URL is known
     without fetching it), for targets named by their URL (the example's family)."""
     pages: Counter = Counter(int(c) for c in labels)
     total: Counter = Counter()
@@ -70,7 +71,7 @@ def sample_yields(labels: list[int], links, table: NavTable,
         total[(lab, apath)] += len(targets)
         distinct[(lab, apath)].update(targets)
     clusters: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
-    for (ci, apath), row in table.items():
+    for (ci, apath), row in counts.items():
         if total[(ci, apath)]:
             share = len(distinct[(ci, apath)]) / total[(ci, apath)]
             for cj, v in row.items():

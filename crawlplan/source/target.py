@@ -33,11 +33,12 @@ class TargetFeedback:
     The paper scores a row once, from the sample: alpha P(C_t | C_i, x) + (1 - alpha)
     sum_j P(C_j | C_i, x) h_j (``target_score`` paper; ``yield``: the same with
     :func:`hub_worth`'s yields for h; ``rate``, the default: :meth:`value`). A sample of a few
-    hundred pages sees each row a few times, so a row that leads to the target cluster *sometimes* (a Sphinx toctree, a forum's sidebar) keeps
-    outranking hub pages that lead there reliably. Here P(C_t | row) is a Beta-style estimate:
+    hundred pages sees each row a few times, so a row that leads to the target cluster
+    *sometimes* (a Sphinx toctree, a forum's sidebar) keeps outranking hub pages that lead there
+    reliably. Here P(C_t | row) is a Beta-style estimate:
     the table's value weighted as ``target_feedback`` pages, plus the crawler's own fetches
     through that row, classified by the sitemap (no page types involved). With 0 the score is
-    the paper's, fixed at enqueue time.
+    fixed at enqueue time (the paper's, with ``target_score`` paper).
 
     With ``target_url`` ``family`` the example page's URL family (:func:`example_family`: its
     folder and depth, narrowed to its file-name kind where the folder mixes kinds) is a second
@@ -130,10 +131,13 @@ def hub_worth(learner, target: int, family: ExampleFamily | None = None, *,
     if learner.target_score_ == "paper":
         A = nav.adjacency(learner.navigation_, learner.clusters_)
         return nav.hits(A, learner.clusters_, target=target)[0]
+    # a learner put together without a sample (no yields) has no hub worth: Y = 0, links rank by P
     if family is None:
-        worth = {c: learner.cluster_yield_.get(c, {}).get(target, 0.0) for c in learner.clusters_}
+        yields = getattr(learner, "cluster_yield_", None) or {}
+        worth = {c: yields.get(c, {}).get(target, 0.0) for c in learner.clusters_}
     else:
-        worth = {c: sum(links for prefix, links in learner.kind_yield_.get(c, {}).get(family.family, {}).items()
+        yields = getattr(learner, "kind_yield_", None) or {}
+        worth = {c: sum(links for prefix, links in yields.get(c, {}).get(family.family, {}).items()
                         if family.has_prefix(prefix))
                  for c in learner.clusters_}
     total = sum(worth.values())
@@ -172,7 +176,8 @@ def _clusters_of(learner, family: ExampleFamily) -> Counter:
     """{cluster: sample pages} of the family's kind (``url_kind_clusters_``: where the sample's
     URL kinds fell)."""
     clusters: Counter = Counter()
-    for prefix, by_cluster in (getattr(learner, "url_kind_clusters_", None) or {}).get(family.family, {}).items():
+    kinds = (getattr(learner, "url_kind_clusters_", None) or {}).get(family.family, {})
+    for prefix, by_cluster in kinds.items():
         if family.has_prefix(prefix):
             clusters.update(by_cluster)
     return clusters

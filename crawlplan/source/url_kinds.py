@@ -1,6 +1,6 @@
 """What a page's URL alone says about its kind: URL families, file-name kind markers, and the
 two uses SOUrCe makes of them — merging structural clusters that one URL kind holds
-(:func:`merge_by_url_kind`) and the target crawl's example family (``crawl.example_family``).
+(:func:`merge_by_url_kind`) and the target crawl's example family (``target.example_family``).
 
 A generator writes one kind of page to one place: a folder (Django's ``releases/``), or a
 file-name prefix inside a folder (rustdoc's ``struct.*``, javadoc's ``package-*``). Nothing here
@@ -22,7 +22,7 @@ import numpy as np
 # site generated into one folder: gtk-doc, Doxygen, texinfo)
 FAMILY_MAX_SHARE = 0.9
 # "mostly" in the URL-kind rules: the share of a cluster's (or a kind's) sample pages that must
-# agree (merge_by_url_kind; crawl._kind_in_whole_site_folder)
+# agree (merge_by_url_kind; target._kind_in_whole_site_folder)
 MOSTLY = 2 / 3
 # a file-name prefix is a kind marker in a folder when at least this many of the folder's sample
 # pages, and at least this share of them, carry it (kind_markers)
@@ -117,12 +117,16 @@ def url_kinds(urls) -> list[tuple[str, str, str] | None]:
     """Per URL of a sample, its (URL family, leading kind marker, trailing kind marker) — the
     kind of page its URL alone names — or None when it names none.
 
-    In a folder that holds more than ``FAMILY_MAX_SHARE`` of the sample the folder names no
-    kind (the whole site is in it), but a marker still does: gi-docgen writes every page of a
-    library to one folder and names the kind first (``method.*``, ``class.*``, ``enum.*``),
-    Doxygen adds it last (``class_*-members.html`` beside ``class_*.html``). There a page
-    without either marker has no kind. The trailing marker keeps kinds apart that share the
-    leading one (Doxygen's class pages and member lists, both ``class_*``)."""
+    In a folder of part of the site the folder names the kind, split by the leading marker
+    (rustdoc's ``struct.*`` beside ``fn.*``; javadoc's ``package-*`` beside the class pages); the
+    trailing marker is '' there. In a folder that holds more than ``FAMILY_MAX_SHARE`` of the
+    sample the folder names no kind (the whole site is in it), but a marker still does:
+    gi-docgen writes every page of a library to one folder and names the kind first
+    (``method.*``, ``class.*``, ``enum.*``), Doxygen adds it last (``class_*-members.html``
+    beside ``class_*.html``), and the trailing marker keeps kinds apart that share the leading
+    one. A page there without either marker has no kind. The trailing marker is read in such a
+    folder only: elsewhere a name's last word is a slug's (a forum's ``t/123-how-to-fix``),
+    which would split a folder's one kind."""
     urls = list(urls)
     leading: dict[str, Counter] = {}
     trailing: dict[str, Counter] = {}
@@ -130,14 +134,15 @@ def url_kinds(urls) -> list[tuple[str, str, str] | None]:
         family = url_family(url)
         leading.setdefault(family, Counter())[name_prefix(url)] += 1
         trailing.setdefault(family, Counter())[name_suffix(url)] += 1
-    markers = {f: (kind_markers(leading[f]), kind_markers(trailing[f])) for f in leading}
+    whole_site = {f: sum(c.values()) > FAMILY_MAX_SHARE * len(urls) for f, c in leading.items()}
+    markers = {f: (kind_markers(leading[f]), kind_markers(trailing[f]) if whole_site[f] else frozenset())
+               for f in leading}
     out: list[tuple[str, str, str] | None] = []
     for url in urls:
         family = url_family(url)
         first, last = markers[family]
         kind = (family, marked_kind(name_prefix(url), first), marked_kind(name_suffix(url), last))
-        whole_site = sum(leading[family].values()) > FAMILY_MAX_SHARE * len(urls)
-        out.append(None if whole_site and not (kind[1] or kind[2]) else kind)
+        out.append(None if whole_site[family] and not (kind[1] or kind[2]) else kind)
     return out
 
 
