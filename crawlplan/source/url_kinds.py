@@ -58,11 +58,7 @@ def name_prefix(url: str) -> str:
     prefix is only a *candidate* kind marker, since dotted and hyphenated names (``xml.dom``,
     ``asyncio-task``) look the same — :func:`kind_markers` decides from how often it recurs.
     """
-    try:
-        name = urlsplit(url).path.rsplit("/", 1)[-1]
-    except ValueError:
-        return ""
-    m = _NAME_PREFIX.match(name.rsplit(".", 1)[0])
+    m = _NAME_PREFIX.match(_stem(url))
     return m.group(1) if m else ""
 
 
@@ -73,12 +69,17 @@ def name_suffix(url: str) -> str:
     candidate kind marker: generators that name a kind by a suffix (Doxygen's member lists and
     source listings beside the class pages they belong to) make it recur on a real part of the
     folder, a name's last word seldom does (:func:`kind_markers`)."""
+    m = _NAME_SUFFIX.search(_stem(url))
+    return m.group(1) if m else ""
+
+
+def _stem(url: str) -> str:
+    """The URL's file name without its extension ('' for a URL that does not parse)."""
     try:
         name = urlsplit(url).path.rsplit("/", 1)[-1]
     except ValueError:
         return ""
-    m = _NAME_SUFFIX.search(name.rsplit(".", 1)[0])
-    return m.group(1) if m else ""
+    return name.rsplit(".", 1)[0]
 
 
 def url_family_counts(urls) -> dict[str, dict[str, int]]:
