@@ -128,21 +128,19 @@ def url_kinds(urls) -> list[tuple[str, str, str] | None]:
     one. A page there without either marker has no kind. The trailing marker is read in such a
     folder only: elsewhere a name's last word is a slug's (a forum's ``t/123-how-to-fix``),
     which would split a folder's one kind."""
-    urls = list(urls)
+    parts = [(url_family(url), name_prefix(url), name_suffix(url)) for url in urls]
     leading: dict[str, Counter] = {}
     trailing: dict[str, Counter] = {}
-    for url in urls:
-        family = url_family(url)
-        leading.setdefault(family, Counter())[name_prefix(url)] += 1
-        trailing.setdefault(family, Counter())[name_suffix(url)] += 1
-    whole_site = {f: sum(c.values()) > FAMILY_MAX_SHARE * len(urls) for f, c in leading.items()}
+    for family, prefix, suffix in parts:
+        leading.setdefault(family, Counter())[prefix] += 1
+        trailing.setdefault(family, Counter())[suffix] += 1
+    whole_site = {f: sum(c.values()) > FAMILY_MAX_SHARE * len(parts) for f, c in leading.items()}
     markers = {f: (kind_markers(leading[f]), kind_markers(trailing[f]) if whole_site[f] else frozenset())
                for f in leading}
     out: list[tuple[str, str, str] | None] = []
-    for url in urls:
-        family = url_family(url)
+    for family, prefix, suffix in parts:
         first, last = markers[family]
-        kind = (family, marked_kind(name_prefix(url), first), marked_kind(name_suffix(url), last))
+        kind = (family, marked_kind(prefix, first), marked_kind(suffix, last))
         out.append(None if whole_site[family] and not (kind[1] or kind[2]) else kind)
     return out
 
