@@ -49,12 +49,6 @@ def vectors(bags, *, norm="l1", max_df=1.0, min_pts=4, tf="log"):
     return M / s
 
 
-def kdist(X, k=4):
-    from sklearn.neighbors import NearestNeighbors
-    d, _ = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
-    return d[:, k]
-
-
 def knee_eps(kd):
     """Kneedle on the ascending K-dist curve: the point farthest below the chord."""
     y = np.sort(kd)
@@ -89,7 +83,7 @@ def dbscan(X, eps, min_pts=4):
 
 
 def cluster(X, how, n_feats, types=None, min_pts=4):
-    from crawlplan.source.learner import eps_from_histogram
+    from crawlplan.source.eps import eps_from_histogram, kdist
     kd = kdist(X, min_pts)
     if how == "hist":
         return dbscan(X, eps_from_histogram(kd, n_feats, min_pts))

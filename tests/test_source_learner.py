@@ -8,8 +8,9 @@ import pytest
 from test_source_synth import forum_pages
 
 from crawlplan.source import navigation as nav
+from crawlplan.source.eps import eps_from_histogram, w_for_size
 from crawlplan.source.features import extract
-from crawlplan.source.learner import SitemapLearner, eps_from_histogram, w_for_size
+from crawlplan.source.learner import SitemapLearner
 
 
 def _forum(seed=0):
