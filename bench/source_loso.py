@@ -6,6 +6,7 @@
     .venv/bin/python bench/source_loso.py crawls --png docs/img/source_crawl_curves.png   # curves, all crawlers
     .venv/bin/python bench/source_loso.py plot --png docs/img/source_crawl_curves.png     # redraw the last run
     .venv/bin/python bench/source_loso.py crawls --config "default, structure-only target (target_url off)"   # another configuration's crawls, JSON beside
+    .venv/bin/python bench/source_loso.py folders                # what a cut of every cluster by top folder would do
 
 Labelled sites: the two shared documentation mirrors, the five demo forums, and every site of
 scripts/sites.yaml found in data/sites. ``score`` trains each candidate configuration on each
@@ -23,10 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import warnings
+from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -195,6 +199,70 @@ def _print_loso(rows: list[dict]) -> None:
               f"| {sum(r['micro_purity'] for r in rs) / len(rs):.3f} | {max(r['full_outlier_share'] for r in rs):.3f} |")
 
 
+def folder_split(only: set[str] | None) -> list[dict]:
+    """What cutting every cluster by the site's top folder would do (measured, not a learner
+    option): per site, the default's clustering on its sample against the same clusters cut
+    wherever two top folders each hold at least minPts of a cluster's pages (smaller groups stay
+    with the cluster's largest folder), and the silhouette of that folder partition inside the
+    clusters it cuts — whether the structure itself tells the folders apart. The labels of most
+    sites are folders, so the cut is scored against what it was cut by: it shows what the
+    clustering leaves to the URL, and what the cut costs sites whose kinds span folders."""
+    from sklearn.metrics import silhouette_score
+
+    from crawlplan.source.evaluate import clustering_scores
+    from crawlplan.source.experiment import feature_mode, train_site
+    from crawlplan.source.mirror import build_mirror
+
+    warnings.filterwarnings("ignore")
+    params, raw, specs = labelled_sites(only)
+    p = {**params, **CANDIDATES["default"]}
+    out = []
+    for site in sorted(raw):
+        learner, sample = train_site(build_mirror(site, raw[site], xpath_classes=feature_mode(p)), p)
+        labels, min_pts = learner.labels_, learner.min_pts
+        folders = _top_folders(sample)
+        cut, fresh, sils = labels.copy(), int(labels.max()) + 1, []
+        for c in sorted(set(labels.tolist()) - {-1}):
+            members = [i for i in range(len(sample)) if labels[i] == c]
+            sizes = Counter(folders[i] for i in members)
+            big = [f for f, k in sizes.most_common() if k >= min_pts]
+            if len(big) < 2:
+                continue
+            rows = [i for i in members if folders[i] in big]
+            sils.append((len(rows), silhouette_score(learner.train_vectors_[rows], [folders[i] for i in rows])))
+            for f in big[1:]:
+                cut[[i for i in members if folders[i] == f]] = fresh
+                fresh += 1
+        types = [specs[site].typer(u) for u in sample]
+        before, after = clustering_scores(types, labels.tolist(), min_pts), clustering_scores(types, cut.tolist(), min_pts)
+        out.append({"site": site, "clusters_cut": len(sils),
+                    "silhouette": sum(n * s for n, s in sils) / sum(n for n, _ in sils) if sils else None,
+                    **{f"{k}/{when}": r.get(k) for when, r in (("before", before), ("after", after))
+                       for k in ("micro_f", "micro_purity", "clusters")}})
+        print(json.dumps(out[-1]), file=sys.stderr)
+    return out
+
+
+def _top_folders(urls: list[str]) -> list[str]:
+    """Each URL's first folder below the folder all of them share ('' for a page in that folder)."""
+    paths = [urlsplit(u).path.split("/")[:-1] for u in urls]
+    depth = len(os.path.commonprefix(paths))
+    return [p[depth] if len(p) > depth else "" for p in paths]
+
+
+def _print_folder_split(rows: list[dict]) -> None:
+    f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    print("| site | micro-F default / cut by top folder | purity default / cut | clusters default / cut "
+          "| clusters cut | folder silhouette inside them |")
+    print("|---|---|---|---|---:|---:|")
+    for r in rows:
+        print(f"| {r['site']} | {f(r['micro_f/before'])} / {f(r['micro_f/after'])} "
+              f"| {f(r['micro_purity/before'])} / {f(r['micro_purity/after'])} "
+              f"| {r['clusters/before']} / {r['clusters/after']} | {r['clusters_cut']} | {f(r['silhouette'])} |")
+    n = len(rows)
+    print(f"\nmean micro-F {sum(r['micro_f/before'] for r in rows) / n:.5f} -> {sum(r['micro_f/after'] for r in rows) / n:.5f}")
+
+
 def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
     from crawlplan.source.experiment import evaluate_site, feature_mode, train_site
     from crawlplan.source.features import normalise_url
@@ -281,7 +349,7 @@ def _crawls_file(config: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("score", "table", "crawls", "plot"))
+    ap.add_argument("what", choices=("score", "table", "crawls", "plot", "folders"))
     ap.add_argument("--configs", default="", help="';'-separated subset of the candidates")
     ap.add_argument("--sites", default="", help="comma-separated subset of the labelled sites")
     ap.add_argument("--results", type=Path, default=RESULTS / "source_loso.json")
@@ -304,6 +372,11 @@ def main() -> int:
         _print_loso(rows)
     elif args.what == "table":
         _print_loso(json.loads(args.results.read_text()))
+    elif args.what == "folders":  # the cut by top folder, measured (docs/source.md)
+        rows = folder_split(only)
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "source_loso_folders.json").write_text(json.dumps(rows, indent=1))
+        _print_folder_split(rows)
     elif args.what == "plot":     # redraw / reprint the last crawls run
         out = json.loads((RESULTS / _crawls_file(args.config)).read_text())
         _print_crawls(out["summary"])
