@@ -59,6 +59,7 @@ CANDIDATES = {
     "default, binary tf (presence x idf)": {"method": "default", "binary_tf": True},
     "default, layout paths dropped (max_df 0.5)": {"method": "default", "max_df": 0.5},
     "default, structure-only clusters (url_merge 0)": {"method": "default", "url_merge": 0},
+    "default, no cut by section (folder_cut off)": {"method": "default", "folder_cut": "off"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
 }

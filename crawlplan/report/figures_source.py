@@ -47,7 +47,8 @@ def circle_layout(clusters: list[int]) -> dict[int, tuple[float, float]]:
 
 
 def fig_sitemap_graph(frames: dict, site: str):
-    """One site's sitemap: node area ~ cluster size, colour = authority, arc width ~ A[i][j]."""
+    """One site's sitemap: node area ~ cluster size, colour = authority, arc width ~ A[i][j] (a
+    section part of a cluster shares that cluster's arcs and is drawn without its own)."""
     df = need(frames, "sitemaps")
     row = df[df["site"] == site]
     if row.empty:
@@ -81,7 +82,9 @@ def fig_sitemap_graph(frames: dict, site: str):
     sc = ax.scatter(xs, ys, s=60 + 900 * np.sqrt(sizes / sizes.max()), c=auth, cmap="YlOrRd",
                     edgecolors=["#999" if i == -1 else "#222" for i in ids], zorder=3)
     for i, c in zip(ids, clusters):
-        ax.annotate("outliers" if i == -1 else f"C{i} ({int(c.get('size') or 0)})", pos[i],
+        part_of = int(c.get("part_of", i) if c.get("part_of") is not None else i)
+        name = f"C{i} ({int(c.get('size') or 0)})" + (f", section of C{part_of}" if part_of != i else "")
+        ax.annotate("outliers" if i == -1 else name, pos[i],
                     textcoords="offset points", xytext=(0, 14), ha="center", fontsize=7, zorder=4)
     fig.colorbar(sc, ax=ax, label="authority", shrink=0.7)
     ax.set_xlim(-1.45, 1.45)

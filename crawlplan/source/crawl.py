@@ -86,7 +86,8 @@ class CrawlSimulator:
     """BFS, SOUrCe UCC and SOUrCe target crawls on one mirror with one learned sitemap.
 
     Every mirror page is classified once up front (the kNN answer for a page never changes),
-    which is what a crawler would compute page by page.
+    which is what a crawler would compute page by page, and navigated by its structural cluster
+    (``SitemapLearner.structural``).
     """
 
     def __init__(self, mirror: Mirror, learner, *, frontier_cap: int = FRONTIER_CAP):
@@ -95,7 +96,8 @@ class CrawlSimulator:
         self.learner = learner
         self.frontier_cap = frontier_cap
         urls = list(mirror.pages)
-        labels = learner.predict([mirror.pages[u] for u in urls]) if urls else []
+        # the crawl navigates between structural clusters (a section part counts as its cluster)
+        labels = learner.structural(learner.predict([mirror.pages[u] for u in urls])) if urls else []
         self.cluster_of = {u: int(c) for u, c in zip(urls, labels)}
         self.rows = {k: nav.row_probabilities(v) for k, v in getattr(learner, "navigation_", {}).items()}
 

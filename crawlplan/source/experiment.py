@@ -79,7 +79,7 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
 _LEARNER_KEYS = ("method", "min_pts", "num_bins", "alpha_ucc", "alpha_target", "max_outlier_share",
                  "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule", "noise_radius",
                  "target_feedback", "balance_weight", "target_url", "binary_tf", "max_df",
-                 "url_merge", "target_score")
+                 "url_merge", "target_score", "folder_cut")
 
 
 def make_learner(params: dict) -> SitemapLearner:

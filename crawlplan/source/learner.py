@@ -38,8 +38,14 @@ Two configurations (``method``):
     thirds of each of two clusters' sample pages sit in the same folder with the same file-name
     kind marker (in a folder holding the whole site: the same leading or trailing marker,
     gi-docgen's ``method.*``), the structure split one kind of page by length or optional
-    sections (pytest's release notes, a forum's threads, pango's methods); merging only, never
-    splitting by URL (leave-one-site-out, docs/source.md).
+    sections (pytest's release notes, a forum's threads, pango's methods) (leave-one-site-out,
+    docs/source.md).
+  * a cluster spanning sections of the site is cut by section (``folder_cut: sections``) unless
+    the sections are namespaces of one kind — another cluster holds them in the same proportions
+    (javadoc's ``org/`` and ``junit/``) — or the file names mark the kind (rustdoc's
+    ``struct.*``): Sphinx renders Python's tutorial, library and what's-new with one template,
+    and only the section tells them apart; prediction places a page by its section too
+    (:func:`cut_by_folder`; leave-one-site-out, docs/source.md).
   * the target crawl scores a link by the targets gained per page fetched (``target_score:
     rate``): (P(target) + Y) / (1 + Y), Y the distinct target links a page of the destination
     cluster yields in the sample, so a hub listing new targets outranks an unlikely target and
@@ -66,14 +72,18 @@ from crawlplan.source.features import XPATH_CLASS_MODES, extract
 from crawlplan.source.target import TARGET_SCORES
 from crawlplan.source.url_kinds import (
     MOSTLY,
+    cut_by_folder,
+    folder_depth,
     merge_by_url_kind,
     prefix_counts,
+    top_folder,
     url_kind_clusters,
 )
 
 METHODS = ("default", "paper")
 TARGET_URL_MODES = ("off", "family")
-FORMAT = "crawlplan.sitemap/2"   # 2: the sample yields a target crawl ranks hubs by
+FOLDER_CUT_MODES = ("off", "sections")
+FORMAT = "crawlplan.sitemap/3"   # 2: the sample yields a target crawl ranks hubs by; 3: the cuts by section
 
 
 class SitemapLearner:
@@ -90,7 +100,7 @@ class SitemapLearner:
                  noise_radius: float | None = None, target_feedback: float | None = None,
                  balance_weight: float | None = None, target_url: str | None = None,
                  binary_tf: bool = False, max_df: float = 1.0, url_merge: float | None = None,
-                 target_score: str | None = None):
+                 target_score: str | None = None, folder_cut: str | None = None):
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
@@ -115,6 +125,7 @@ class SitemapLearner:
         self.max_df = max_df
         self.url_merge = url_merge
         self.target_score = target_score
+        self.folder_cut = folder_cut
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -180,6 +191,14 @@ class SitemapLearner:
         return 0.0 if self.method == "paper" else MOSTLY
 
     @property
+    def folder_cut_(self) -> str:
+        """``sections``: a cluster spanning sections of the site that are not namespaces of one
+        kind is cut by section (:func:`cut_by_folder`); ``off``: structure (and merges) only."""
+        if self.folder_cut is not None:
+            return self.folder_cut
+        return "off" if self.method == "paper" else "sections"
+
+    @property
     def eps_rule_(self) -> str:
         return self.eps_rule or ("histogram" if self.method == "paper" else "select")
 
@@ -190,7 +209,8 @@ class SitemapLearner:
                    "clusterer": (self.clusterer_, ("dbscan", "hdbscan")), "num_bins": (self.num_bins, ("div", "mul")),
                    "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select")),
                    "target_url": (self.target_url_, TARGET_URL_MODES),
-                   "target_score": (self.target_score_, TARGET_SCORES)}
+                   "target_score": (self.target_score_, TARGET_SCORES),
+                   "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -220,7 +240,7 @@ class SitemapLearner:
                                              "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
                                              "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
                                              "target_feedback", "balance_weight", "target_url", "binary_tf",
-                                             "max_df", "url_merge", "target_score")}
+                                             "max_df", "url_merge", "target_score", "folder_cut")}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
@@ -283,13 +303,17 @@ class SitemapLearner:
             merged = merge_by_url_kind(labels, urls, self.url_merge_)
             self.url_merged_ = len(set(labels.tolist())) - len(set(merged.tolist()))
             labels = merged
+        self.folder_depth_, self.folder_cuts_ = 0, {}
+        if urls is not None and self.folder_cut_ == "sections":
+            labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts)
+            self.folder_depth_ = folder_depth(urls)
         self.labels_ = labels
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))
         self._fit_knn()
         self._cluster_stats(Xv)
         if urls is not None:
-            self.url_kind_clusters_ = url_kind_clusters(urls, self.labels_.tolist())
+            self.url_kind_clusters_ = url_kind_clusters(urls, self.structural(self.labels_).tolist())
             self.url_families_ = prefix_counts(self.url_kind_clusters_)
             if links is None:
                 links = [getattr(x, "links", []) for x in X]
@@ -385,8 +409,22 @@ class SitemapLearner:
         eps = getattr(self, "eps_", float("nan"))
         return self.noise_radius_ * eps if eps == eps and self.noise_radius_ > 0 else 0.0
 
+    def structural(self, labels) -> np.ndarray:
+        """Labels with every section part (``folder_cuts_``) mapped back to the structural
+        cluster it was cut from: the clusters the navigation table, the hub and UCC scores and
+        the target crawl work on. The cut is the URL's refinement of what the structure found;
+        a link's Apath cannot tell the parts apart any better than the bags could, and cutting a
+        cluster would split its hub and authority mass over the parts, so the crawls' scores
+        would change with how a site names its folders."""
+        labels = np.asarray(labels, dtype=int)
+        cuts = getattr(self, "folder_cuts_", None)
+        if not cuts:
+            return labels
+        parent_of = {part: parent for parent, parts in cuts.items() for part in parts.values()}
+        return np.array([parent_of.get(c, c) for c in labels.tolist()], dtype=int)
+
     def _cluster_stats(self, Xv) -> None:
-        labels = self.labels_
+        labels = self.structural(self.labels_)
         self.clusters_ = sorted(int(c) for c in set(labels.tolist()))
         sizes, spread = {}, {}
         for c in self.clusters_:
@@ -399,22 +437,25 @@ class SitemapLearner:
         self.dsim_ = nav.normalise_dsim(spread)
 
     def fit_navigation(self, urls, links, resolve=None):
-        labels = {u: int(c) for u, c in zip(urls, self.labels_)}
-        self.navigation_ = nav.navigation_counts(list(urls), self.labels_.tolist(), links, labels,
-                                                 resolve=resolve)
+        structural = self.structural(self.labels_).tolist()
+        labels = {u: int(c) for u, c in zip(urls, structural)}
+        self.navigation_ = nav.navigation_counts(list(urls), structural, links, labels, resolve=resolve)
         self.adjacency_ = nav.adjacency(self.navigation_, self.clusters_)
         self.hubs_, self.authorities_ = nav.hits(self.adjacency_, self.clusters_)
         self.nav_entropy_ = nav.mean_row_entropy(self.navigation_)
         self.cluster_yield_, self.kind_yield_ = nav.sample_yields(
-            self.labels_.tolist(), links, self.navigation_, resolve=resolve)
+            structural, links, self.navigation_, resolve=resolve)
         return self
 
     # -- prediction -------------------------------------------------------------------------
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X, urls: Sequence[str] | None = None) -> np.ndarray:
         """Cluster labels for new pages (kNN, k = minPts - 1, distance-weighted; -1 = outlier).
         With ``noise_radius`` > 0 the neighbours are clustered training pages only, and a page
         farther than noise_radius x eps from all of them is an outlier; with 0 (the paper)
-        training outliers vote as a class of their own."""
+        training outliers vote as a class of their own. A page voted into a cluster that was cut
+        by section (``folder_cuts_``) takes the part of its own section: the structure cannot
+        tell the parts apart, the URL can (``urls``, or each page's ``url`` when X holds
+        PageFeatures; without a URL the vote stands)."""
         if not len(X):
             return np.zeros(0, dtype=int)
         if self._knn is None:
@@ -426,7 +467,19 @@ class SitemapLearner:
             # pages: farther than the radius from every clustered page is an outlier
             dist, _ = self._knn.kneighbors(V, n_neighbors=1)
             labels[dist[:, 0] > self._radius] = -1
+        if getattr(self, "folder_cuts_", None):   # a learner put together by hand has no cuts
+            urls = urls if urls is not None else [getattr(x, "url", None) for x in X]
+            labels = self._place_by_section(labels, urls)
         return labels
+
+    def _place_by_section(self, labels: np.ndarray, urls: Sequence[str | None]) -> np.ndarray:
+        parent_of = {part: parent for parent, parts in self.folder_cuts_.items() for part in parts.values()}
+        out = labels.copy()
+        for i, (label, url) in enumerate(zip(labels.tolist(), urls)):
+            parent = parent_of.get(label)
+            if parent is not None and url:
+                out[i] = self.folder_cuts_[parent].get(top_folder(url, self.folder_depth_), parent)
+        return out
 
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:
         return self.fit(X, **kw).labels_
@@ -449,6 +502,8 @@ class SitemapLearner:
             out["cluster_yield"] = {str(i): {str(j): v for j, v in row.items()}
                                     for i, row in self.cluster_yield_.items()}
             out["kind_yield"] = {str(i): fams for i, fams in self.kind_yield_.items()}
+        out["folder_cuts"] = {"depth": self.folder_depth_,
+                              "cuts": {str(c): parts for c, parts in self.folder_cuts_.items()}}
         if hasattr(self, "url_families_"):
             out["url_families"] = self.url_families_
         if hasattr(self, "url_kind_clusters_"):
@@ -477,7 +532,11 @@ class SitemapLearner:
                                                 shape=(len(self.labels_), self.n_features_))
         self.eps_ = float("nan") if data["eps"] is None else float(data["eps"])
         self.eps_source_ = data.get("eps_source", "given")
-        self.clusters_ = sorted(int(c) for c in set(self.labels_.tolist()))
+        cuts = data["folder_cuts"]
+        self.folder_depth_ = int(cuts["depth"])
+        self.folder_cuts_ = {int(c): {section: int(part) for section, part in parts.items()}
+                             for c, parts in cuts["cuts"].items()}
+        self.clusters_ = sorted(int(c) for c in set(self.structural(self.labels_).tolist()))
         self.n_clusters_ = int(self.labels_.max() + 1) if len(self.labels_) else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1)) if len(self.labels_) else 0.0
         self.cluster_sizes_ = {int(k): v for k, v in data["cluster_sizes"].items()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 
 import numpy as np
 
@@ -31,10 +32,12 @@ def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str
     in_train = set(sample)
     labels = learner.predict([mirror.pages[u] for u in urls])
     sample_label = dict(zip(sample, learner.labels_.tolist()))
-    clusters = [{"cluster": int(c), "size": int(learner.cluster_sizes_[c]), "dsim": float(learner.dsim_.get(c, 0.0)),
-                 "hub": float(learner.hubs_.get(c, 0.0)), "authority": float(learner.authorities_.get(c, 0.0)),
+    # every cluster of the labels, section parts included; the scores are the structural cluster's
+    sizes = Counter(learner.labels_.tolist())
+    clusters = [{"cluster": int(c), "part_of": int(s), "size": int(sizes[c]), "dsim": float(learner.dsim_.get(s, 0.0)),
+                 "hub": float(learner.hubs_.get(s, 0.0)), "authority": float(learner.authorities_.get(s, 0.0)),
                  "example_url": next((u for u in sample if sample_label[u] == c), "")}
-                for c in learner.clusters_]
+                for c, s in zip(sorted(sizes), learner.structural(sorted(sizes)).tolist())]
     nav_rows = [{"cluster": int(ci), "apath": x, "to_cluster": int(cj), "weight": float(w)}
                 for (ci, x), row in sorted(learner.navigation_.items()) for cj, w in sorted(row.items())]
     A = learner.adjacency_
@@ -56,7 +59,7 @@ def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str
         for r in evaluate_site(mirror, learner, sample, spec, params, curves=curves):
             evals.append({"site": site, "method_config": learner.method, **r})
         curves = [{"site": site, "method_config": learner.method, **r} for r in curves]
-    wanted = cluster_ucc_share(sample, learner.labels_.tolist(), spec) if spec else None
+    wanted = cluster_ucc_share(sample, learner.structural(learner.labels_).tolist(), spec) if spec else None
     plans = [{"site": site, **r} for r in host_plan(learner, cluster_wanted=wanted,
                                                     top=int(params.get("plan_top", 50)))]
     return {"sitemaps": [sitemap], "page_clusters": page_clusters, "site_eval": evals, "crawl_curves": curves,

@@ -1,16 +1,19 @@
 """What a page's URL alone says about its kind: URL families, file-name kind markers, and the
-two uses SOUrCe makes of them — merging structural clusters that one URL kind holds
-(:func:`merge_by_url_kind`) and the target crawl's example family (``target.example_family``).
+three uses SOUrCe makes of them — merging structural clusters that one URL kind holds
+(:func:`merge_by_url_kind`), cutting a cluster by the site's sections (:func:`cut_by_folder`),
+and the target crawl's example family (``target.example_family``).
 
 A generator writes one kind of page to one place: a folder (Django's ``releases/``), or a
-file-name prefix inside a folder (rustdoc's ``struct.*``, javadoc's ``package-*``). Nothing here
-splits a cluster by URL: a kind spread over many folders (javadoc classes over packages, rustdoc
-structs over modules) is one kind, so the URL may only join what the structure split.
+file-name prefix inside a folder (rustdoc's ``struct.*``, javadoc's ``package-*``). A kind
+spread over many folders (javadoc classes over packages, rustdoc structs over modules) is still
+one kind, so the URL joins what the structure split freely, but cuts what the structure joined
+only where the site shows that its sections are not namespaces of one kind.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -28,6 +31,9 @@ MOSTLY = 2 / 3
 # pages, and at least this share of them, carry it (kind_markers)
 KIND_MIN_PAGES = 3
 KIND_MIN_SHARE = 0.1
+# cut_by_folder: two sections are namespaces of one kind of page when another cluster holds
+# both in proportions a chi-square test cannot tell from this one's at this level (the usual 5%)
+NAMESPACE_ALPHA = 0.05
 
 
 def url_family(url: str) -> str:
@@ -185,3 +191,103 @@ def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = MO
         into[label] = first_of_kind.setdefault(kind, label) if named else label
     number = {old: new for new, old in enumerate(sorted(set(into.values())))}
     return np.array([-1 if c == -1 else number[into[c]] for c in labels.tolist()], dtype=int)
+
+
+def folder_depth(urls: Sequence[str]) -> int:
+    """How many path segments every URL of a sample shares: the site's root folder
+    (``/en/3.2/`` for Django's docs, ``/`` for a forum); the sections are the folders below it."""
+    return len(os.path.commonprefix([_folders(u) for u in urls])) if len(urls) else 0
+
+
+def top_folder(url: str, depth: int) -> str:
+    """The URL's section: its folder ``depth`` segments down (``ref`` in ``/en/3.2/ref/models/``),
+    '' for a page in the root folder itself."""
+    folders = _folders(url)
+    return folders[depth] if len(folders) > depth else ""
+
+
+def _folders(url: str) -> list[str]:
+    try:
+        return urlsplit(url).path.split("/")[:-1]
+    except ValueError:
+        return []
+
+
+def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int,
+                  alpha: float = NAMESPACE_ALPHA) -> tuple[np.ndarray, dict[int, dict[str, int]]]:
+    """A cluster holding at least ``min_pts`` sample pages in each of two or more sections of the
+    site (:func:`top_folder`) is cut into one cluster per section — unless the file names or
+    the other clusters say the sections are namespaces of one kind. Returns the labels (cut
+    parts numbered after the existing clusters; the largest section keeps the label, sections
+    under ``min_pts`` pages stay with it) and ``{cluster: {section: cluster}}`` for each cluster
+    cut, so :meth:`SitemapLearner.predict` can place a new page by its section.
+
+    Why: a site renders several kinds of page with one template (Sphinx: Python's tutorial,
+    library reference and what's-new; scrapy's topics and intro) and writes each kind to its
+    own section; the structure puts them in one cluster, and only the section tells them apart.
+    Two guards keep a kind that spans sections whole:
+
+    * the file name names the kind: ``MOSTLY`` of the cluster's pages carry a leading kind
+      marker (rustdoc's ``struct.*`` in every module, gi-docgen's ``method.*``);
+    * the sections are namespaces: javadoc writes its class, class-use and package pages to
+      ``org/`` and ``junit/`` alike, so another cluster holds the same two sections in the same
+      proportions. Two sections stay together when some other cluster holds ``min_pts`` pages of
+      each and a chi-square test of the 2 x 2 table does not reject equal proportions at
+      ``alpha``; the cut keeps sections linked this way in one part. Sections that differ in
+      kind have no such twin (Python's ``tutorial/`` is nowhere but in the prose cluster),
+      or a twin in other proportions (Django's ``releases/`` is 98% of one cluster, 70% of the
+      other it shares with ``ref/``)."""
+    if len(urls) != len(labels):
+        raise ValueError(f"cut_by_folder: {len(labels)} labels for {len(urls)} URLs")
+    depth = folder_depth(urls)
+    sections = [top_folder(u, depth) for u in urls]
+    marked = [bool(kind and kind[1]) for kind in url_kinds(urls)]
+    counts: dict[int, Counter] = {}
+    for section, label in zip(sections, labels.tolist()):
+        if label != -1:
+            counts.setdefault(int(label), Counter())[section] += 1
+    out = labels.copy()
+    fresh = int(labels.max()) + 1 if len(labels) else 0
+    cuts: dict[int, dict[str, int]] = {}
+    for label in sorted(counts):
+        big = [s for s, n in counts[label].most_common() if n >= min_pts]
+        members = np.flatnonzero(labels == label)
+        if len(big) < 2 or sum(marked[i] for i in members) >= MOSTLY * len(members):
+            continue
+        parts = _namespace_parts(label, big, counts, min_pts, alpha)
+        if len(parts) < 2:
+            continue
+        ordered = sorted(parts, key=lambda ss: -sum(counts[label][s] for s in ss))
+        cuts[label] = {s: label for s in ordered[0]}
+        for ss in ordered[1:]:
+            cuts[label].update({s: fresh for s in ss})
+            out[[i for i in members if sections[i] in ss]] = fresh
+            fresh += 1
+    return out, cuts
+
+
+def _namespace_parts(label: int, sections: list[str], counts: dict[int, Counter], min_pts: int,
+                     alpha: float) -> list[list[str]]:
+    """``sections`` of cluster ``label`` grouped so that two sections another cluster holds in
+    proportions the chi-square test does not tell from this cluster's are in one group."""
+    # scipy: heavy, loaded inside the worker that learns a site
+    from scipy.stats import chi2_contingency
+
+    group = {s: s for s in sections}
+
+    def root(s: str) -> str:
+        while group[s] != s:
+            s = group[s]
+        return s
+
+    here = counts[label]
+    for a, b in itertools.combinations(sections, 2):
+        for other, there in counts.items():
+            if other != label and there[a] >= min_pts and there[b] >= min_pts:
+                if chi2_contingency([[here[a], here[b]], [there[a], there[b]]])[1] >= alpha:
+                    group[root(a)] = root(b)
+                    break
+    parts: dict[str, list[str]] = {}
+    for s in sections:
+        parts.setdefault(root(s), []).append(s)
+    return list(parts.values())

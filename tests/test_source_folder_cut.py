@@ -1,0 +1,150 @@
+"""A cluster spanning sections of a site is cut by section (``folder_cut``), except where the
+sections are namespaces of one kind or the file names mark the kind: synthetic URL sets in the
+shapes of Sphinx (Python's library / tutorial / what's new), javadoc (``org/`` and ``junit/``),
+rustdoc (``struct.*`` in every module) and Django (release notes beside ``ref/`` and ``topics/``);
+no real site."""
+
+import numpy as np
+import pytest
+
+from crawlplan.source.crawl import CrawlSimulator
+from crawlplan.source.features import PageFeatures
+from crawlplan.source.learner import SitemapLearner
+from crawlplan.source.mirror import Mirror
+from crawlplan.source.url_kinds import cut_by_folder, folder_depth, top_folder
+
+BASE = "https://docs.example.org/3.11"
+WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
+         "sigma tau upsilon phi chi psi omega").split()
+
+
+def _pages(section: str, n: int, start: int = 0) -> list[str]:
+    return [f"{BASE}/{section}/{WORDS[(start + i) % 24]}{(start + i) // 24 or ''}.html" for i in range(n)]
+
+
+def test_sections_and_depth():
+    urls = [f"{BASE}/library/os.html", f"{BASE}/tutorial/intro.html", f"{BASE}/index.html",
+            f"{BASE}/c-api/arg/parse.html"]
+    depth = folder_depth(urls)
+    assert depth == 2                                   # '', '3.11' shared
+    assert [top_folder(u, depth) for u in urls] == ["library", "tutorial", "", "c-api"]
+    assert folder_depth([]) == 0 and top_folder("not a url", 3) == ""
+
+
+def test_one_template_over_sections_is_cut_largest_section_keeps_the_label():
+    """Sphinx-shaped: one prose cluster holds library (12), tutorial (6) and whatsnew (4) pages
+    and 2 root pages (under minPts: stay); a second cluster holds the source listings."""
+    urls = _pages("library", 12) + _pages("tutorial", 6) + _pages("whatsnew", 4) + [f"{BASE}/about.html",
+                                                                                     f"{BASE}/bugs.html"]
+    urls += _pages("_modules", 8)
+    labels = np.array([0] * 24 + [1] * 8)
+    cut, cuts = cut_by_folder(labels, urls, min_pts=4)
+    assert cut[:12].tolist() == [0] * 12                # library: the largest section keeps 0
+    assert set(cut[12:18].tolist()) == {2} and set(cut[18:22].tolist()) == {3}
+    assert cut[22:24].tolist() == [0, 0]                # small sections stay with the cluster
+    assert cut[24:].tolist() == [1] * 8
+    assert cuts == {0: {"library": 0, "tutorial": 2, "whatsnew": 3}}
+
+
+def test_namespaces_of_one_kind_stay_whole():
+    """javadoc-shaped: class, class-use and package pages all live under org/ and junit/ in
+    about the same proportions, so no cluster is cut; the root index pages (a section of their
+    own in the class-use cluster, with no twin elsewhere) are."""
+    urls, labels = [], []
+    for label, (org, junit) in enumerate([(30, 6), (20, 4), (15, 3)]):
+        urls += [f"https://junit.example.org/javadoc/org/junit/Class{label}x{i}.html" for i in range(org)]
+        urls += [f"https://junit.example.org/javadoc/junit/framework/Class{label}x{i}.html" for i in range(junit)]
+        labels += [label] * (org + junit)
+    urls += [f"https://junit.example.org/javadoc/index-{i}.html" for i in range(5)]
+    labels += [1] * 5
+    labels = np.array(labels)
+    cut, cuts = cut_by_folder(labels, urls, min_pts=4)
+    assert list(cuts) == [1] and cuts[1]["org"] == cuts[1]["junit"] == 1   # org/junit stay together
+    assert set(cut[:36].tolist()) == {0} and set(cut[60:78].tolist()) == {2}
+    assert set(cut[-5:].tolist()) == {3}
+
+
+def test_a_marked_kind_over_modules_is_not_cut():
+    """rustdoc-shaped: struct pages in three modules, one cluster, no twin cluster to show the
+    modules are namespaces; the ``struct`` marker says the file name names the kind."""
+    urls = []
+    for module in ("io", "fs", "net"):
+        urls += [f"https://docs.example.rs/kit/1.0/kit/{module}/struct.{w.title()}.html" for w in WORDS[:6]]
+        urls += [f"https://docs.example.rs/kit/1.0/kit/{module}/fn.{w}.html" for w in WORDS[6:9]]
+    labels = np.array(([0] * 6 + [1] * 3) * 3)
+    cut, cuts = cut_by_folder(labels, urls, min_pts=4)
+    assert cuts == {} and cut.tolist() == labels.tolist()
+
+
+def test_a_twin_in_other_proportions_is_no_namespace():
+    """Django-shaped: releases are 96% of one cluster and a third of the other, which holds
+    ref/ and topics/ pages too: the test rejects equal proportions, so releases are cut from ref
+    and topics; ref and topics, in equal proportions in both, stay together."""
+    big = _pages("releases", 96) + _pages("ref", 4) + _pages("topics", 4, 4)
+    other = _pages("releases", 8, 96) + _pages("ref", 8, 8) + _pages("topics", 8, 16)
+    labels = np.array([0] * 104 + [1] * 24)
+    cut, cuts = cut_by_folder(labels, big + other, min_pts=4)
+    assert cuts[0]["releases"] == 0 and cuts[0]["ref"] == cuts[0]["topics"] != 0
+    # in the other cluster ref + topics (16 pages) are the larger part and keep its label
+    assert cuts[1]["ref"] == cuts[1]["topics"] == 1 and cuts[1]["releases"] not in (0, 1)
+    assert set(cut[96:104].tolist()) == {cuts[0]["ref"]} and set(cut[:96].tolist()) == {0}
+
+
+def test_outliers_are_never_cut_and_labels_must_pair_with_urls():
+    urls = _pages("library", 5) + _pages("tutorial", 5)
+    labels = np.array([-1] * 10)
+    assert cut_by_folder(labels, urls, 4)[0].tolist() == [-1] * 10
+    with pytest.raises(ValueError, match="2 labels for 1 URLs"):
+        cut_by_folder(np.array([0, 1]), urls[:1], 4)
+
+
+def _prose(i: int) -> dict[str, int]:
+    return {"/html/body/div[body]/p": 3 + i, "/html/body/div[body]/h1": 1, "/html/body/div[body]/pre": 1 + i % 2}
+
+
+def _listing(i: int) -> dict[str, int]:
+    return {"/html/body/div[highlight]/pre/span": 40 + i % 5, "/html/body/div[highlight]/pre": 1}
+
+
+def test_fit_cuts_predict_places_by_section_and_navigation_stays_structural():
+    urls = _pages("library", 12) + _pages("tutorial", 8) + _pages("_modules", 8)
+    bags = [_prose(i) for i in range(20)] + [_listing(i) for i in range(8)]
+    learner = SitemapLearner().fit(bags, urls=urls, links=[[] for _ in urls])
+    library, tutorial, listing = learner.labels_[0], learner.labels_[12], learner.labels_[20]
+    assert len({library, tutorial, listing}) == 3 and learner.n_clusters_ == 3
+    assert learner.folder_cuts_ == {int(library): {"library": int(library), "tutorial": int(tutorial)}}
+    # the crawl's clusters: the tutorial part is navigated as the prose cluster it was cut from
+    assert learner.structural([tutorial, listing]).tolist() == [library, listing]
+    assert learner.clusters_ == sorted({int(library), int(listing)})
+    new = [_prose(1), _prose(2), _listing(1)]
+    where = [f"{BASE}/tutorial/new.html", f"{BASE}/library/new.html", f"{BASE}/_modules/new.html"]
+    assert learner.predict(new, urls=where).tolist() == [tutorial, library, listing]
+    # a section the sample never cut (or no URL at all) keeps the cluster's own label
+    assert learner.predict([_prose(1)], urls=[f"{BASE}/faq/new.html"]).tolist() == [library]
+    back = SitemapLearner.from_json(learner.to_json())
+    assert back.folder_cuts_ == learner.folder_cuts_ and back.folder_depth_ == learner.folder_depth_
+    assert back.predict(new, urls=where).tolist() == [tutorial, library, listing]
+    assert back.clusters_ == learner.clusters_
+    off = SitemapLearner(folder_cut="off").fit(bags, urls=urls, links=[[] for _ in urls])
+    assert off.labels_[0] == off.labels_[12] and off.folder_cuts_ == {}
+    assert SitemapLearner(method="paper").folder_cut_ == "off"
+
+
+def test_the_crawl_navigates_by_structural_cluster(tmp_path):
+    """A page of a section part is crawled as its structural cluster: the simulator's clusters
+    are the navigation table's."""
+    urls = _pages("library", 12) + _pages("tutorial", 8)
+    bags = [_prose(i) for i in range(20)]
+    links = [[("/html/body/div[body]/a", u) for u in urls[1:]]] + [[] for _ in urls[1:]]
+    learner = SitemapLearner().fit(bags, urls=urls, links=links)
+    assert learner.folder_cuts_
+    pages = {u: PageFeatures(url=u, xpaths=bag, links=link) for u, bag, link in zip(urls, bags, links)}
+    mirror = Mirror(site="docs.example.org", pages=pages, order=list(urls), xpath_classes=learner.xpath_classes_)
+    sim = CrawlSimulator(mirror, learner)
+    assert set(sim.cluster_of.values()) == {int(learner.labels_[0])}
+
+
+@pytest.mark.parametrize("bad", ["on", "folders", 1])
+def test_folder_cut_must_be_a_known_mode(bad):
+    with pytest.raises(ValueError, match="folder_cut"):
+        SitemapLearner(folder_cut=bad).validate()
