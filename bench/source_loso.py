@@ -6,7 +6,7 @@
     .venv/bin/python bench/source_loso.py crawls --png docs/img/source_crawl_curves.png   # curves, all crawlers
     .venv/bin/python bench/source_loso.py plot --png docs/img/source_crawl_curves.png     # redraw the last run
     .venv/bin/python bench/source_loso.py crawls --config "default, structure-only target (target_url off)"   # another configuration's crawls, JSON beside
-    .venv/bin/python bench/source_loso.py folders                # what a cut of every cluster by top folder would do
+    .venv/bin/python bench/source_loso.py folders                # the cut by section: none, plain, guarded (default)
 
 Labelled sites: the two shared documentation mirrors, the five demo forums, and every site of
 scripts/sites.yaml found in data/sites. ``score`` trains each candidate configuration on each
@@ -201,28 +201,30 @@ def _print_loso(rows: list[dict]) -> None:
 
 
 def folder_split(only: set[str] | None) -> list[dict]:
-    """What cutting every cluster by the site's top folder would do (measured, not a learner
-    option): per site, the default's clustering on its sample against the same clusters cut
-    wherever two top folders each hold at least minPts of a cluster's pages (smaller groups stay
-    with the cluster's largest folder), and the silhouette of that folder partition inside the
-    clusters it cuts — whether the structure itself tells the folders apart. The labels of most
-    sites are folders, so the cut is scored against what it was cut by: it shows what the
-    clustering leaves to the URL, and what the cut costs sites whose kinds span folders."""
+    """The cut by section, measured three ways on each site's sample: the default's clustering
+    without it (``folder_cut`` off), a plain cut of every cluster wherever two top folders each
+    hold at least minPts of its pages (smaller groups stay with the largest folder), and the
+    default's guarded cut (:func:`url_kinds.cut_by_folder`: no cut where the file names mark
+    the kind or the sections are namespaces); and the silhouette of the folder partition inside
+    the clusters the plain cut cuts — whether the structure itself tells the folders apart. The
+    labels of most sites are folders, so a cut is scored against what it was cut by: the
+    columns show what the cut costs sites whose kinds span folders, and what the guards spare."""
     from sklearn.metrics import silhouette_score
 
     from crawlplan.source.evaluate import clustering_scores
     from crawlplan.source.experiment import feature_mode, train_site
     from crawlplan.source.mirror import build_mirror
+    from crawlplan.source.url_kinds import cut_by_folder
 
     warnings.filterwarnings("ignore")
     params, raw, specs = labelled_sites(only)
-    p = {**params, **CANDIDATES["default"]}
+    p = {**params, **CANDIDATES["default, no cut by section (folder_cut off)"]}
     out = []
     for site in sorted(raw):
         learner, sample = train_site(build_mirror(site, raw[site], xpath_classes=feature_mode(p)), p)
         labels, min_pts = learner.labels_, learner.min_pts
         folders = _top_folders(sample)
-        cut, fresh, sils = labels.copy(), int(labels.max()) + 1, []
+        plain, fresh, sils = labels.copy(), int(labels.max()) + 1, []
         for c in sorted(set(labels.tolist()) - {-1}):
             members = [i for i in range(len(sample)) if labels[i] == c]
             sizes = Counter(folders[i] for i in members)
@@ -232,16 +234,24 @@ def folder_split(only: set[str] | None) -> list[dict]:
             rows = [i for i in members if folders[i] in big]
             sils.append((len(rows), silhouette_score(learner.train_vectors_[rows], [folders[i] for i in rows])))
             for f in big[1:]:
-                cut[[i for i in members if folders[i] == f]] = fresh
+                plain[[i for i in members if folders[i] == f]] = fresh
                 fresh += 1
+        guarded = cut_by_folder(labels, sample, min_pts)[0]
         types = [specs[site].typer(u) for u in sample]
-        before, after = clustering_scores(types, labels.tolist(), min_pts), clustering_scores(types, cut.tolist(), min_pts)
+        by_alpha = {str(a): clustering_scores(types, cut_by_folder(labels, sample, min_pts, alpha=a)[0].tolist(),
+                                              min_pts).get("micro_f") for a in NAMESPACE_LEVELS}
+        scored = {how: clustering_scores(types, lab.tolist(), min_pts)
+                  for how, lab in (("off", labels), ("plain", plain), ("guarded", guarded))}
         out.append({"site": site, "clusters_cut": len(sils),
                     "silhouette": sum(n * s for n, s in sils) / sum(n for n, _ in sils) if sils else None,
-                    **{f"{k}/{when}": r.get(k) for when, r in (("before", before), ("after", after))
-                       for k in ("micro_f", "micro_purity", "clusters")}})
+                    **{f"{k}/{how}": r.get(k) for how, r in scored.items()
+                       for k in ("micro_f", "micro_purity", "clusters")}, "micro_f_by_level": by_alpha})
         print(json.dumps(out[-1]), file=sys.stderr)
     return out
+
+
+# levels of the namespace test the folders table is also scored at (the default is 0.05)
+NAMESPACE_LEVELS = (0.001, 0.01, 0.05, 0.1, 0.2)
 
 
 def _top_folders(urls: list[str]) -> list[str]:
@@ -253,15 +263,23 @@ def _top_folders(urls: list[str]) -> list[str]:
 
 def _print_folder_split(rows: list[dict]) -> None:
     f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
-    print("| site | micro-F default / cut by top folder | purity default / cut | clusters default / cut "
-          "| clusters cut | folder silhouette inside them |")
+    trio = lambda r, k: " / ".join(f(r[f"{k}/{h}"]) if k != "clusters" else str(r[f"{k}/{h}"])  # noqa: E731
+                                   for h in ("off", "plain", "guarded"))
+    print("| site | micro-F no cut / plain cut / default | purity no cut / plain / default "
+          "| clusters no cut / plain / default | clusters the plain cut cuts | folder silhouette inside them |")
     print("|---|---|---|---|---:|---:|")
     for r in rows:
-        print(f"| {r['site']} | {f(r['micro_f/before'])} / {f(r['micro_f/after'])} "
-              f"| {f(r['micro_purity/before'])} / {f(r['micro_purity/after'])} "
-              f"| {r['clusters/before']} / {r['clusters/after']} | {r['clusters_cut']} | {f(r['silhouette'])} |")
+        print(f"| {r['site']} | {trio(r, 'micro_f')} | {trio(r, 'micro_purity')} | {trio(r, 'clusters')} "
+              f"| {r['clusters_cut']} | {f(r['silhouette'])} |")
     n = len(rows)
-    print(f"\nmean micro-F {sum(r['micro_f/before'] for r in rows) / n:.5f} -> {sum(r['micro_f/after'] for r in rows) / n:.5f}")
+    print("\nmean micro-F " + " / ".join(f"{sum(r[f'micro_f/{h}'] for r in rows) / n:.5f}" for h in ("off", "plain", "guarded")))
+    print("\nmicro-F of the guarded cut by the namespace test's level (sites where the level matters):\n")
+    print("| site | " + " | ".join(str(a) for a in NAMESPACE_LEVELS) + " |")
+    print("|---|" + "---:|" * len(NAMESPACE_LEVELS))
+    for r in rows:
+        got = [r["micro_f_by_level"][str(a)] for a in NAMESPACE_LEVELS]
+        if max(got) - min(got) > 1e-9:
+            print(f"| {r['site']} | " + " | ".join(f(v) for v in got) + " |")
 
 
 def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
@@ -373,7 +391,7 @@ def main() -> int:
         _print_loso(rows)
     elif args.what == "table":
         _print_loso(json.loads(args.results.read_text()))
-    elif args.what == "folders":  # the cut by top folder, measured (docs/source.md)
+    elif args.what == "folders":  # the cut by section, measured (docs/source.md)
         rows = folder_split(only)
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "source_loso_folders.json").write_text(json.dumps(rows, indent=1))
