@@ -148,3 +148,22 @@ def test_the_crawl_navigates_by_structural_cluster(tmp_path):
 def test_folder_cut_must_be_a_known_mode(bad):
     with pytest.raises(ValueError, match="folder_cut"):
         SitemapLearner(folder_cut=bad).validate()
+
+
+def test_budget_exports_describe_a_cut_cluster_by_all_its_sections():
+    """The within-host plans' URL patterns are per navigation cluster: a section part counts as
+    the cluster it was cut from (``part_of``), and a dataset from before the cut (no part_of)
+    is read as it is."""
+    import pandas as pd
+
+    from crawlplan.policies.export import _navigation_clusters
+    from crawlplan.source.plans import cluster_url_patterns
+
+    urls = _pages("library", 6) + _pages("tutorial", 6)
+    cut = pd.DataFrame({"site": "docs.example.org", "url": urls, "cluster": [0] * 6 + [2] * 6,
+                        "part_of": [0] * 12, "in_training": True})
+    patterns = cluster_url_patterns(_navigation_clusters(cut))
+    assert list(patterns) == [("docs.example.org", 0)]
+    assert patterns[("docs.example.org", 0)]["pattern_recall"] == 1.0   # both sections' shapes
+    old = cut.drop(columns=["part_of"])
+    assert sorted(cluster_url_patterns(_navigation_clusters(old))) == [("docs.example.org", 0), ("docs.example.org", 2)]

@@ -127,12 +127,22 @@ def read_budgets_with_plans(budgets: str | Path, *, plans: str | None = None, pa
     clusters_path = _beside(page_clusters, budgets, "page_clusters")
     if clusters_path is not None:
         used["page_clusters"] = clusters_path
-        patterns = cluster_url_patterns(pd.read_parquet(clusters_path, columns=["site", "url", "cluster"]))
+        patterns = cluster_url_patterns(_navigation_clusters(pd.read_parquet(clusters_path)))
     sitemaps_path = _beside(sitemaps, budgets, "sitemaps")
     if sitemaps_path is not None:
         used["sitemaps"] = sitemaps_path
         navigation = plan_navigation(pd.read_parquet(sitemaps_path, columns=["site", "navigation"]))
     return attach_plans(df, load_host_plans(plans_path), top=top, patterns=patterns, navigation=navigation), used
+
+
+def _navigation_clusters(page_clusters: pd.DataFrame) -> pd.DataFrame:
+    """(site, url, cluster) with each page under the cluster the plans navigate by: a section
+    part of a cluster (``part_of``, ``folder_cut``) counts as that cluster, so a plan row's URL
+    pattern covers every page its navigation row was learned on. Datasets written before the
+    cut have no ``part_of``: their clusters are the structural ones."""
+    if "part_of" in page_clusters.columns:
+        page_clusters = page_clusters.assign(cluster=page_clusters["part_of"])
+    return page_clusters[["site", "url", "cluster"]]
 
 
 def plan_navigation(sitemaps: pd.DataFrame) -> dict[tuple[str, int, str], dict[int, float]]:

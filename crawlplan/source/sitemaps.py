@@ -51,8 +51,9 @@ def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str
         "clusters": clusters, "navigation": nav_rows, "adjacency": adjacency,
         "train_seconds": float(train_s), "model_json": learner.to_json(), "error": None,
     }
-    page_clusters = [{"site": site, "url": u, "cluster": int(c if u not in sample_label else sample_label[u]),
-                      "in_training": u in in_train} for u, c in zip(urls, labels)]
+    page_label = [int(c if u not in sample_label else sample_label[u]) for u, c in zip(urls, labels)]
+    page_clusters = [{"site": site, "url": u, "cluster": c, "part_of": s, "in_training": u in in_train}
+                     for u, c, s in zip(urls, page_label, learner.structural(page_label).tolist())]
     evals: list[dict] = []
     curves: list[dict] = []
     if spec is not None and spec.page_types:
