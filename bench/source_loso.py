@@ -24,13 +24,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 import warnings
 from collections import Counter
 from pathlib import Path
-from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -227,7 +225,7 @@ def folder_split(only: set[str] | None) -> list[dict]:
         plain, fresh, sils = labels.copy(), int(labels.max()) + 1, []
         for c in sorted(set(labels.tolist()) - {-1}):
             members = [i for i in range(len(sample)) if labels[i] == c]
-            sizes = Counter(folders[i] for i in members)
+            sizes = Counter(folders[i] for i in members if folders[i] is not None)
             big = [f for f, k in sizes.most_common() if k >= min_pts]
             if len(big) < 2:
                 continue
@@ -254,11 +252,12 @@ def folder_split(only: set[str] | None) -> list[dict]:
 NAMESPACE_LEVELS = (0.001, 0.01, 0.05, 0.1, 0.2)
 
 
-def _top_folders(urls: list[str]) -> list[str]:
-    """Each URL's first folder below the folder all of them share ('' for a page in that folder)."""
-    paths = [urlsplit(u).path.split("/")[:-1] for u in urls]
-    depth = len(os.path.commonprefix(paths))
-    return [p[depth] if len(p) > depth else "" for p in paths]
+def _top_folders(urls: list[str]) -> list[str | None]:
+    """Each URL's section below the sample's root (``url_kinds.top_folder``; None outside it)."""
+    from crawlplan.source.url_kinds import folder_root, top_folder
+
+    root = folder_root(urls)
+    return [top_folder(u, root) for u in urls]
 
 
 def _print_folder_split(rows: list[dict]) -> None:

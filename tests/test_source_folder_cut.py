@@ -11,7 +11,7 @@ from crawlplan.source.crawl import CrawlSimulator
 from crawlplan.source.features import PageFeatures
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import Mirror
-from crawlplan.source.url_kinds import cut_by_folder, folder_depth, top_folder
+from crawlplan.source.url_kinds import cut_by_folder, folder_root, top_folder
 
 BASE = "https://docs.example.org/3.11"
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
@@ -22,13 +22,19 @@ def _pages(section: str, n: int, start: int = 0) -> list[str]:
     return [f"{BASE}/{section}/{WORDS[(start + i) % 24]}{(start + i) // 24 or ''}.html" for i in range(n)]
 
 
-def test_sections_and_depth():
+def test_sections_below_the_site_root():
     urls = [f"{BASE}/library/os.html", f"{BASE}/tutorial/intro.html", f"{BASE}/index.html",
-            f"{BASE}/c-api/arg/parse.html"]
-    depth = folder_depth(urls)
-    assert depth == 2                                   # '', '3.11' shared
-    assert [top_folder(u, depth) for u in urls] == ["library", "tutorial", "", "c-api"]
-    assert folder_depth([]) == 0 and top_folder("not a url", 3) == ""
+            f"{BASE}/c-api/arg/parse.html"] * 5
+    root = folder_root(urls)
+    assert root == "/3.11/"
+    assert [top_folder(u, root) for u in urls[:4]] == ["library", "tutorial", "", "c-api"]
+    # one stray page outside the docs (the host's home page, an old /3/ link) moves nothing
+    assert folder_root(urls + ["https://docs.example.org/", "https://docs.example.org/3/x.html"]) == root
+    assert top_folder("https://docs.example.org/", root) is None
+    assert top_folder("https://docs.example.org/3/x.html", root) is None
+    assert top_folder("http://[bad", root) is None
+    assert folder_root([]) == "/" and top_folder("https://f.example.net", "/") == ""
+    assert folder_root(["https://f.example.net/t/1", "https://f.example.net/u/a"]) == "/"
 
 
 def test_one_template_over_sections_is_cut_largest_section_keeps_the_label():
@@ -109,28 +115,54 @@ def _listing(i: int) -> dict[str, int]:
 def test_fit_cuts_predict_places_by_section_and_navigation_stays_structural():
     urls = _pages("library", 12) + _pages("tutorial", 8) + _pages("_modules", 8)
     bags = [_prose(i) for i in range(20)] + [_listing(i) for i in range(8)]
-    learner = SitemapLearner().fit(bags, urls=urls, links=[[] for _ in urls])
+    # every prose page links two listings and the next prose page; listings link back to prose
+    links = [[("/html/body/div[body]/a[ref]", urls[20 + i % 8]), ("/html/body/div[body]/a[ref]", urls[20 + (i + 1) % 8]),
+              ("/html/body/div[body]/a[next]", urls[(i + 1) % 20])] for i in range(20)]
+    links += [[("/html/body/div[nav]/a", urls[i])] for i in range(8)]
+    learner = SitemapLearner().fit(bags, urls=urls, links=links)
     library, tutorial, listing = learner.labels_[0], learner.labels_[12], learner.labels_[20]
     assert len({library, tutorial, listing}) == 3 and learner.n_clusters_ == 3
     assert learner.folder_cuts_ == {int(library): {"library": int(library), "tutorial": int(tutorial)}}
     # the crawl's clusters: the tutorial part is navigated as the prose cluster it was cut from
     assert learner.structural([tutorial, listing]).tolist() == [library, listing]
     assert learner.clusters_ == sorted({int(library), int(listing)})
+    nav_clusters = {c for (c, _), row in learner.navigation_.items()} | {c for row in learner.navigation_.values() for c in row}
+    assert nav_clusters == set(learner.clusters_)
+    for learned in (learner.hubs_, learner.authorities_, learner.cluster_sizes_, learner.dsim_, learner.cluster_yield_):
+        assert set(learned) <= set(learner.clusters_)
+    assert learner.cluster_sizes_[int(library)] == 20
     new = [_prose(1), _prose(2), _listing(1)]
     where = [f"{BASE}/tutorial/new.html", f"{BASE}/library/new.html", f"{BASE}/_modules/new.html"]
     assert learner.predict(new, urls=where).tolist() == [tutorial, library, listing]
-    # a section the sample never cut (or no URL at all) keeps the cluster's own label
-    assert learner.predict([_prose(1)], urls=[f"{BASE}/faq/new.html"]).tolist() == [library]
+    # a section the sample never cut, a page outside the root and a page without a URL take the
+    # part the largest section kept (the structural cluster's own label)
+    outside = [f"{BASE}/faq/new.html", "https://docs.example.org/about.html", None]
+    assert learner.predict([_prose(1)] * 3, urls=outside).tolist() == [library] * 3
+    assert learner.predict([_prose(1)]).tolist() == [library]     # plain bags: no URL
     back = SitemapLearner.from_json(learner.to_json())
-    assert back.folder_cuts_ == learner.folder_cuts_ and back.folder_depth_ == learner.folder_depth_
+    assert back.folder_cuts_ == learner.folder_cuts_ and back.folder_root_ == learner.folder_root_ == "/3.11/"
     assert back.predict(new, urls=where).tolist() == [tutorial, library, listing]
     assert back.clusters_ == learner.clusters_
-    off = SitemapLearner(folder_cut="off").fit(bags, urls=urls, links=[[] for _ in urls])
+    off = SitemapLearner(folder_cut="off").fit(bags, urls=urls, links=links)
     assert off.labels_[0] == off.labels_[12] and off.folder_cuts_ == {}
     assert SitemapLearner(method="paper").folder_cut_ == "off"
+    # without the cut, the structural prediction is the same
+    assert learner.structural(learner.predict(new, urls=where)).tolist() == off.predict(new).tolist()
 
 
-def test_the_crawl_navigates_by_structural_cluster(tmp_path):
+def test_cross_validated_precision_places_held_out_pages_by_section():
+    from crawlplan.source.evaluate import cv_precision
+
+    urls = _pages("library", 16) + _pages("tutorial", 12) + _pages("_modules", 12)
+    bags = [_prose(i) for i in range(28)] + [_listing(i) for i in range(12)]
+    types = ["library"] * 16 + ["tutorial"] * 12 + ["listing"] * 12
+    with_urls = cv_precision(SitemapLearner, bags, types, urls=urls)
+    assert with_urls["micro_precision"] == 1.0
+    without = cv_precision(SitemapLearner, bags, types)    # one prose cluster: tutorial pages miss
+    assert without["micro_precision"] < 0.8
+
+
+def test_the_crawl_navigates_by_structural_cluster():
     """A page of a section part is crawled as its structural cluster: the simulator's clusters
     are the navigation table's."""
     urls = _pages("library", 12) + _pages("tutorial", 8)
@@ -167,3 +199,25 @@ def test_budget_exports_describe_a_cut_cluster_by_all_its_sections():
     assert patterns[("docs.example.org", 0)]["pattern_recall"] == 1.0   # both sections' shapes
     old = cut.drop(columns=["part_of"])
     assert sorted(cluster_url_patterns(_navigation_clusters(old))) == [("docs.example.org", 0), ("docs.example.org", 2)]
+
+
+def test_sitemap_rows_carry_the_parts_and_their_structural_cluster():
+    """``site_tables`` (what the Spark node and the CLI write): one ``clusters`` row per part
+    with ``part_of``, the navigation rows on structural clusters, and ``page_clusters`` rows
+    with the part and its structural cluster."""
+    from crawlplan.source.sitemaps import site_tables
+
+    urls = _pages("library", 12) + _pages("tutorial", 8)
+    bags = [_prose(i) for i in range(20)]
+    links = [[("/html/body/div[body]/a", u) for u in urls[1:]]] + [[("/html/body/div[nav]/a", urls[0])] for _ in urls[1:]]
+    pages = {u: PageFeatures(url=u, xpaths=bag, links=link) for u, bag, link in zip(urls, bags, links)}
+    mirror = Mirror(site="docs.example.org", pages=pages, order=list(urls), xpath_classes="elements")
+    tables = site_tables(mirror, {"method": "default", "sampler": "bfs"}, None)   # every page sampled
+    sitemap = tables["sitemaps"][0]
+    parts = {r["cluster"]: r["part_of"] for r in sitemap["clusters"]}
+    assert len(parts) == 2 and len(set(parts.values())) == 1 and sitemap["n_clusters"] == 2
+    structural = next(iter(set(parts.values())))
+    assert {r["cluster"] for r in sitemap["navigation"]} | {r["to_cluster"] for r in sitemap["navigation"]} == {structural}
+    by_url = {r["url"]: (r["cluster"], r["part_of"]) for r in tables["page_clusters"]}
+    assert by_url[urls[0]] == (structural, structural)
+    assert by_url[urls[15]][1] == structural and by_url[urls[15]][0] != structural

@@ -89,7 +89,8 @@ def cv_precision(make_learner, bags: list, types: list, *, folds: int = 4, min_p
                  seed: int = 0, urls: list | None = None) -> dict:
     """4-fold stratified CV: cluster three folds, kNN-label the fourth, map clusters to their
     majority training type; micro and macro precision over held-out pages. With the pages'
-    ``urls`` the training folds are fitted with them, so URL-aware options (``url_merge``) count."""
+    ``urls`` the training folds are fitted with them and the held-out fold is placed by them, so
+    URL-aware options (``url_merge``, ``folder_cut``) count."""
     # scikit-learn: heavy, only for the cross-validated precision
     from sklearn.model_selection import StratifiedKFold
 
@@ -109,7 +110,7 @@ def cv_precision(make_learner, bags: list, types: list, *, folds: int = 4, min_p
         for i, c in zip(train, learner.labels_):
             by_c[int(c)][y[i]] += 1
         mapping = {c: cnt.most_common(1)[0][0] for c, cnt in by_c.items() if c != -1}
-        pred = learner.predict([bags[idx[i]] for i in test])
+        pred = learner.predict([bags[idx[i]] for i in test], urls=None if urls is None else [urls[idx[i]] for i in test])
         for i, c in zip(test, pred):
             ok = mapping.get(int(c)) == y[i]
             hits.append(ok)

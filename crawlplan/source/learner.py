@@ -73,7 +73,7 @@ from crawlplan.source.target import TARGET_SCORES
 from crawlplan.source.url_kinds import (
     MOSTLY,
     cut_by_folder,
-    folder_depth,
+    folder_root,
     merge_by_url_kind,
     prefix_counts,
     top_folder,
@@ -303,10 +303,10 @@ class SitemapLearner:
             merged = merge_by_url_kind(labels, urls, self.url_merge_)
             self.url_merged_ = len(set(labels.tolist())) - len(set(merged.tolist()))
             labels = merged
-        self.folder_depth_, self.folder_cuts_ = 0, {}
+        self.folder_root_, self.folder_cuts_ = "/", {}
         if urls is not None and self.folder_cut_ == "sections":
             labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts)
-            self.folder_depth_ = folder_depth(urls)
+            self.folder_root_ = folder_root(urls)
         self.labels_ = labels
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))
@@ -323,7 +323,7 @@ class SitemapLearner:
     def _cluster(self, Xv) -> np.ndarray:
         n = Xv.shape[0]
         self.eps_source_ = "none"
-        if n <= self.min_pts:
+        if n <= self.min_pts or self.n_features_ == 0:   # too few pages, or no XPath passed the df filter
             self.eps_ = float("nan")
             return np.zeros(n, dtype=int)
         if self.clusterer_ == "hdbscan":
@@ -401,8 +401,10 @@ class SitemapLearner:
         if self._radius > 0 and (self.labels_ != -1).any():
             rows = np.flatnonzero(self.labels_ != -1)   # outliers are decided by distance below
         k = min(k, len(rows))
-        self._knn = KNeighborsClassifier(n_neighbors=k, weights="distance").fit(self.train_vectors_[rows],
-                                                                                 self.labels_[rows])
+        # the vote is between structural clusters; a section part is then chosen by the page's URL
+        # (a cut cluster's vote must not be split over parts the structure cannot tell apart)
+        self._knn = KNeighborsClassifier(n_neighbors=k, weights="distance").fit(
+            self.train_vectors_[rows], self.structural(self.labels_)[rows])
         self._knn_clustered_only = len(rows) < len(self.labels_) or self._radius > 0
 
     def _noise_radius_abs(self) -> float:
@@ -452,10 +454,11 @@ class SitemapLearner:
         """Cluster labels for new pages (kNN, k = minPts - 1, distance-weighted; -1 = outlier).
         With ``noise_radius`` > 0 the neighbours are clustered training pages only, and a page
         farther than noise_radius x eps from all of them is an outlier; with 0 (the paper)
-        training outliers vote as a class of their own. A page voted into a cluster that was cut
-        by section (``folder_cuts_``) takes the part of its own section: the structure cannot
-        tell the parts apart, the URL can (``urls``, or each page's ``url`` when X holds
-        PageFeatures; without a URL the vote stands)."""
+        training outliers vote as a class of their own. The neighbours vote for a structural
+        cluster; in a cluster cut by section (``folder_cuts_``) a page then takes the part of its
+        own section (``urls``, or each page's ``url`` when X holds PageFeatures) — the part the
+        largest section kept for a section the sample never cut, a page outside the site's root
+        or a page without a URL."""
         if not len(X):
             return np.zeros(0, dtype=int)
         if self._knn is None:
@@ -467,19 +470,13 @@ class SitemapLearner:
             # pages: farther than the radius from every clustered page is an outlier
             dist, _ = self._knn.kneighbors(V, n_neighbors=1)
             labels[dist[:, 0] > self._radius] = -1
-        if getattr(self, "folder_cuts_", None):   # a learner put together by hand has no cuts
+        cuts = getattr(self, "folder_cuts_", None)   # a learner put together by hand has none
+        if cuts:
             urls = urls if urls is not None else [getattr(x, "url", None) for x in X]
-            labels = self._place_by_section(labels, urls)
+            for i, (label, url) in enumerate(zip(labels.tolist(), urls)):
+                if label in cuts and url:
+                    labels[i] = cuts[label].get(top_folder(url, self.folder_root_), label)
         return labels
-
-    def _place_by_section(self, labels: np.ndarray, urls: Sequence[str | None]) -> np.ndarray:
-        parent_of = {part: parent for parent, parts in self.folder_cuts_.items() for part in parts.values()}
-        out = labels.copy()
-        for i, (label, url) in enumerate(zip(labels.tolist(), urls)):
-            parent = parent_of.get(label)
-            if parent is not None and url:
-                out[i] = self.folder_cuts_[parent].get(top_folder(url, self.folder_depth_), parent)
-        return out
 
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:
         return self.fit(X, **kw).labels_
@@ -502,7 +499,7 @@ class SitemapLearner:
             out["cluster_yield"] = {str(i): {str(j): v for j, v in row.items()}
                                     for i, row in self.cluster_yield_.items()}
             out["kind_yield"] = {str(i): fams for i, fams in self.kind_yield_.items()}
-        out["folder_cuts"] = {"depth": self.folder_depth_,
+        out["folder_cuts"] = {"root": self.folder_root_,
                               "cuts": {str(c): parts for c, parts in self.folder_cuts_.items()}}
         if hasattr(self, "url_families_"):
             out["url_families"] = self.url_families_
@@ -533,7 +530,7 @@ class SitemapLearner:
         self.eps_ = float("nan") if data["eps"] is None else float(data["eps"])
         self.eps_source_ = data.get("eps_source", "given")
         cuts = data["folder_cuts"]
-        self.folder_depth_ = int(cuts["depth"])
+        self.folder_root_ = str(cuts["root"])
         self.folder_cuts_ = {int(c): {section: int(part) for section, part in parts.items()}
                              for c, parts in cuts["cuts"].items()}
         self.clusters_ = sorted(int(c) for c in set(self.structural(self.labels_).tolist()))

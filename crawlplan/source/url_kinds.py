@@ -13,7 +13,6 @@ only where the site shows that its sections are not namespaces of one kind.
 from __future__ import annotations
 
 import itertools
-import os
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -193,34 +192,51 @@ def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = MO
     return np.array([-1 if c == -1 else number[into[c]] for c in labels.tolist()], dtype=int)
 
 
-def folder_depth(urls: Sequence[str]) -> int:
-    """How many path segments every URL of a sample shares: the site's root folder
-    (``/en/3.2/`` for Django's docs, ``/`` for a forum); the sections are the folders below it."""
-    return len(os.path.commonprefix([_folders(u) for u in urls])) if len(urls) else 0
+def folder_root(urls: Sequence[str]) -> str:
+    """The site's root folder in a sample: the deepest folder that holds (at any depth below it)
+    more than ``FAMILY_MAX_SHARE`` of the sample's pages — ``/en/3.2/`` for Django's docs, ``/``
+    for a forum. A majority, not every page: one stray page outside the docs (the host's home
+    page ``/``, an old ``/3/`` link beside ``/3.11/``) must not move the sections up a level."""
+    paths = [f for f in (_folders(u) for u in urls) if f is not None]
+    root: list[str] = []
+    while paths:
+        below = Counter(tuple(f[:len(root) + 1]) for f in paths if len(f) > len(root))
+        if not below:
+            break
+        deeper, n = below.most_common(1)[0]
+        if n <= FAMILY_MAX_SHARE * len(paths):
+            break
+        root = list(deeper)
+    return "/".join(root) + "/"
 
 
-def top_folder(url: str, depth: int) -> str:
-    """The URL's section: its folder ``depth`` segments down (``ref`` in ``/en/3.2/ref/models/``),
-    '' for a page in the root folder itself."""
+def top_folder(url: str, root: str) -> str | None:
+    """The URL's section: its first folder below the site's ``root`` (``ref`` for
+    ``/en/3.2/ref/models/fields.html``), '' for a page in the root folder itself, None for a
+    page outside the root (or a URL that does not parse)."""
     folders = _folders(url)
-    return folders[depth] if len(folders) > depth else ""
+    parts = root.split("/")[:-1]
+    if folders is None or folders[:len(parts)] != parts:
+        return None
+    return folders[len(parts)] if len(folders) > len(parts) else ""
 
 
-def _folders(url: str) -> list[str]:
+def _folders(url: str) -> list[str] | None:
     try:
-        return urlsplit(url).path.split("/")[:-1]
+        return (urlsplit(url).path or "/").split("/")[:-1]
     except ValueError:
-        return []
+        return None
 
 
 def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int,
                   alpha: float = NAMESPACE_ALPHA) -> tuple[np.ndarray, dict[int, dict[str, int]]]:
     """A cluster holding at least ``min_pts`` sample pages in each of two or more sections of the
-    site (:func:`top_folder`) is cut into one cluster per section — unless the file names or
-    the other clusters say the sections are namespaces of one kind. Returns the labels (cut
-    parts numbered after the existing clusters; the largest section keeps the label, sections
-    under ``min_pts`` pages stay with it) and ``{cluster: {section: cluster}}`` for each cluster
-    cut, so :meth:`SitemapLearner.predict` can place a new page by its section.
+    site (:func:`top_folder` below :func:`folder_root`) is cut into one cluster per section —
+    unless the file names or the other clusters say the sections are namespaces of one kind.
+    Returns the labels (cut parts numbered after the existing clusters; the largest section
+    keeps the label, sections under ``min_pts`` pages and pages outside the root stay with it)
+    and ``{cluster: {section: cluster}}`` for each cluster cut, so
+    :meth:`SitemapLearner.predict` can place a new page by its section.
 
     Why: a site renders several kinds of page with one template (Sphinx: Python's tutorial,
     library reference and what's-new; scrapy's topics and intro) and writes each kind to its
@@ -239,12 +255,12 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int,
       other it shares with ``ref/``)."""
     if len(urls) != len(labels):
         raise ValueError(f"cut_by_folder: {len(labels)} labels for {len(urls)} URLs")
-    depth = folder_depth(urls)
-    sections = [top_folder(u, depth) for u in urls]
+    root = folder_root(urls)
+    sections = [top_folder(u, root) for u in urls]
     marked = [bool(kind and kind[1]) for kind in url_kinds(urls)]
     counts: dict[int, Counter] = {}
     for section, label in zip(sections, labels.tolist()):
-        if label != -1:
+        if label != -1 and section is not None:
             counts.setdefault(int(label), Counter())[section] += 1
     out = labels.copy()
     fresh = int(labels.max()) + 1 if len(labels) else 0
