@@ -247,3 +247,12 @@ def test_noise_within_radius_joins_its_nearest_cluster_and_far_noise_stays():
     assert attached.predict([stranger]).tolist() == [-1]
     with pytest.raises(ValueError, match="noise_radius"):
         SitemapLearner(noise_radius=-1).fit(feats)
+
+
+def test_no_xpath_passing_the_df_filter_is_one_cluster_not_a_crash():
+    """Pages that share no XPath with minPts others (every bag unique) leave no features: the
+    site is one cluster, as for a site too small to cluster."""
+    bags = [{f"/html/body/div{i}": 1} for i in range(12)]
+    learner = SitemapLearner().fit(bags, urls=[f"https://x.example/p{i}.html" for i in range(12)])
+    assert learner.n_features_ == 0 and set(learner.labels_.tolist()) == {0}
+    assert learner.predict([{"/html/body/div3": 1}]).tolist() == [0]
