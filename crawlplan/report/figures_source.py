@@ -82,7 +82,7 @@ def fig_sitemap_graph(frames: dict, site: str):
     sc = ax.scatter(xs, ys, s=60 + 900 * np.sqrt(sizes / sizes.max()), c=auth, cmap="YlOrRd",
                     edgecolors=["#999" if i == -1 else "#222" for i in ids], zorder=3)
     for i, c in zip(ids, clusters):
-        part_of = int(c.get("part_of", i) if c.get("part_of") is not None else i)
+        part_of = i if c.get("part_of") is None else int(c["part_of"])   # None: a sitemap from before the cut
         name = f"C{i} ({int(c.get('size') or 0)})" + (f", section of C{part_of}" if part_of != i else "")
         ax.annotate("outliers" if i == -1 else name, pos[i],
                     textcoords="offset points", xytext=(0, 14), ha="center", fontsize=7, zorder=4)
