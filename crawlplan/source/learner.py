@@ -305,8 +305,8 @@ class SitemapLearner:
             labels = merged
         self.folder_root_, self.folder_cuts_ = "/", {}
         if urls is not None and self.folder_cut_ == "sections":
-            labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts)
             self.folder_root_ = folder_root(urls)
+            labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_)
         self.labels_ = labels
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))

@@ -228,8 +228,8 @@ def _folders(url: str) -> list[str] | None:
         return None
 
 
-def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int,
-                  alpha: float = NAMESPACE_ALPHA) -> tuple[np.ndarray, dict[int, dict[str, int]]]:
+def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: float = NAMESPACE_ALPHA,
+                  root: str | None = None) -> tuple[np.ndarray, dict[int, dict[str, int]]]:
     """A cluster holding at least ``min_pts`` sample pages in each of two or more sections of the
     site (:func:`top_folder` below :func:`folder_root`) is cut into one cluster per section —
     unless the file names or the other clusters say the sections are namespaces of one kind.
@@ -252,10 +252,13 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int,
       ``alpha``; the cut keeps sections linked this way in one part. Sections that differ in
       kind have no such twin (Python's ``tutorial/`` is nowhere but in the prose cluster),
       or a twin in other proportions (Django's ``releases/`` is 98% of one cluster, 70% of the
-      other it shares with ``ref/``)."""
+      other it shares with ``ref/``).
+
+    ``root``: the sample's :func:`folder_root`, when the caller has it already (the learner keeps
+    it to place new pages by the same sections)."""
     if len(urls) != len(labels):
         raise ValueError(f"cut_by_folder: {len(labels)} labels for {len(urls)} URLs")
-    root = folder_root(urls)
+    root = folder_root(urls) if root is None else root
     sections = [top_folder(u, root) for u in urls]
     marked = [bool(kind and kind[1]) for kind in url_kinds(urls)]
     counts: dict[int, Counter] = {}
