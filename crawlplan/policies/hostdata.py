@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 from crawlplan.conf import settings_from
 from crawlplan.hosts import tld_category
 from crawlplan.policies.population import Population, from_host_table
-from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE, primary_language
+from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE, primary_language, tld_category_column
 
 
 @dataclass(frozen=True)
@@ -143,3 +143,19 @@ def population_from_pandas(pdf: pd.DataFrame) -> Population:
     return from_host_table(pdf.n_pages.to_numpy(), pdf.hq_pages.to_numpy(), pdf.tld.fillna("").to_numpy(),
                            group_key(pdf.language, pdf.tld).to_numpy(), log_hc=opt("log_hc"), log_pr=opt("log_pr"),
                            cc_fetched=None if cc is None else np.nan_to_num(cc, nan=0.0))
+
+
+def sweep_table(hosts: DataFrame) -> DataFrame:
+    """The host table of ``policies.sweep``: host, n, hq, tld, grp, log_hc, log_pr, cc; ``grp`` is
+    the prior group (primary language x TLD macro-category, as ``group_key``); a missing Common
+    Crawl budget counts as 0 pages fetched, as ``population_from_pandas`` does."""
+    category = F.when(F.coalesce(F.col("tld"), F.lit("")) == "", F.lit("other")) \
+        .otherwise(tld_category_column(F.col("tld")))
+    cc = F.col("cc_budget") if "cc_budget" in hosts.columns else F.lit(None).cast("double")
+    has_cc = hosts.agg(F.count(cc)).head()[0] > 0
+    return hosts.select(
+        F.col("surt_host_name").alias("host"), F.col("n_pages").cast("long").alias("n"),
+        F.col("hq_pages").cast("long").alias("hq"), F.coalesce(F.col("tld"), F.lit("")).alias("tld"),
+        F.concat_ws("|", F.coalesce(F.col("language"), F.lit(UNKNOWN_LANGUAGE)), category).alias("grp"),
+        F.col("log_hc").cast("double").alias("log_hc"), F.col("log_pr").cast("double").alias("log_pr"),
+        (F.coalesce(cc, F.lit(0.0)) if has_cc else F.lit(None)).cast("double").alias("cc"))

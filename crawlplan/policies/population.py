@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from crawlplan.hosts import tld_category
 from crawlplan.stats import reference
@@ -118,18 +119,11 @@ class CalibratedParams:
     hc_quality_corr: float = 0.08    # corr(log HC, host quality effect): weak, as in the paper
     hc_size_corr: float = 0.35       # central hosts are larger
     cc_quality_corr: float = -0.3    # gives Spearman(CC budget, density) ~ -0.1 (RQ4: -0.08)
+    chunk_hosts: int = 100_000       # hosts one executor task draws at a time (calibrated_hosts)
 
 
-def calibrated_population(params: CalibratedParams = CalibratedParams(), seed: int = 0,
-                          with_scores: bool = False):
-    """Draw a population; with ``with_scores`` also return (page scores, host index per page).
-
-    Page score = sigmoid(latent), latent = mean + group shift + host effect + page noise; a page
-    is high quality when its score exceeds 0.5, i.e. latent > 0. ICC1 is measured on the scores
-    (the paper's statistic) and stored on the population.
-    """
-    rng = np.random.default_rng(seed)
-    h = params.hosts
+def _host_draws(params: CalibratedParams, rng: np.random.Generator, h: int, lang_seed: int):
+    """Sizes, TLDs, languages and latent host quality of ``h`` hosts (no page is drawn here)."""
     extra = np.floor(params.size_scale * (rng.random(h) ** (-1.0 / params.size_tail) - 1.0))
     n = np.minimum(params.min_pages + extra.astype(np.int64), params.max_pages)
 
@@ -158,15 +152,16 @@ def calibrated_population(params: CalibratedParams = CalibratedParams(), seed: i
     categories = list(_CATEGORY_SHIFT)
     cat_of_tld = np.array([categories.index(tld_category(x)) for x in all_names])
     cat = cat_of_tld[tld]
-    lang_shift = np.random.default_rng(seed + 7919).normal(0.0, 0.25, len(_LANGS))
+    lang_shift = np.random.default_rng(lang_seed + 7919).normal(0.0, 0.25, len(_LANGS))
     shift = params.group_effect * (np.array(list(_CATEGORY_SHIFT.values()))[cat] + lang_shift[lang])
-
     host_effect = rng.normal(0.0, params.sd_between, h)
-    host_latent = params.mean_latent + shift + host_effect
-    host_of_page = np.repeat(np.arange(h), n)
-    latent = host_latent[host_of_page] + rng.normal(0.0, params.sd_within, len(host_of_page))
-    hq = np.bincount(host_of_page, weights=latent > 0.0, minlength=h).astype(np.int64)
+    return dict(n=n, tld=tld, lang=lang, cat=cat, shift=shift, host_effect=host_effect, tld_names=all_names,
+                group_names=[f"{c}|{lg}" for c in categories for lg in _LANGS])
 
+
+def _signals(params: CalibratedParams, rng: np.random.Generator, d: dict) -> dict:
+    """log HC, log PR and Common Crawl's budget of the hosts of ``_host_draws``."""
+    h, n, shift, host_effect = len(d["n"]), d["n"], d["shift"], d["host_effect"]
     quality_z = (shift + host_effect) / np.sqrt(params.sd_between ** 2 + shift.var() + 1e-12)
     size_z = (np.log(n) - np.log(n).mean()) / np.log(n).std()
     rest = np.sqrt(max(1.0 - params.hc_quality_corr ** 2 - params.hc_size_corr ** 2, 0.0))
@@ -175,16 +170,72 @@ def calibrated_population(params: CalibratedParams = CalibratedParams(), seed: i
     log_pr = -8.5 + 0.5 * (0.8 * hc_z + 0.6 * rng.normal(size=h))
     cc_z = 0.7 * size_z + 0.3 * hc_z + params.cc_quality_corr * quality_z + 0.6 * rng.normal(size=h)
     cc_fetched = np.maximum(1, np.round(np.exp(2.0 + 1.2 * cc_z))).astype(np.int64)
+    return dict(log_hc=log_hc, log_pr=log_pr, cc_fetched=cc_fetched)
 
-    group = (cat * len(_LANGS) + lang).astype(np.int32)
-    group_names = [f"{c}|{lg}" for c in categories for lg in _LANGS]
-    pop = Population(n=n, hq=hq, tld=tld, group=group, log_hc=log_hc, log_pr=log_pr, cc_fetched=cc_fetched,
-                     tld_names=all_names, group_names=group_names)
+
+def calibrated_population(params: CalibratedParams = CalibratedParams(), seed: int = 0,
+                          with_scores: bool = False):
+    """Draw a population; with ``with_scores`` also return (page scores, host index per page).
+
+    Page score = sigmoid(latent), latent = mean + group shift + host effect + page noise; a page
+    is high quality when its score exceeds 0.5, i.e. latent > 0. ICC1 is measured on the scores
+    (the paper's statistic) and stored on the population.
+    """
+    rng = np.random.default_rng(seed)
+    h = params.hosts
+    d = _host_draws(params, rng, h, seed)
+    n = d["n"]
+    host_latent = params.mean_latent + d["shift"] + d["host_effect"]
+    host_of_page = np.repeat(np.arange(h), n)
+    latent = host_latent[host_of_page] + rng.normal(0.0, params.sd_within, len(host_of_page))
+    hq = np.bincount(host_of_page, weights=latent > 0.0, minlength=h).astype(np.int64)
+    sig = _signals(params, rng, d)
+    group = (d["cat"] * len(_LANGS) + d["lang"]).astype(np.int32)
+    pop = Population(n=n, hq=hq, tld=d["tld"], group=group, log_hc=sig["log_hc"], log_pr=sig["log_pr"],
+                     cc_fetched=sig["cc_fetched"], tld_names=d["tld_names"], group_names=d["group_names"])
     scores = 1.0 / (1.0 + np.exp(-latent))
     pop.score_icc1 = reference.icc1(scores, host_of_page).icc1
     if with_scores:
         return pop, scores, host_of_page
     return pop
+
+
+CALIBRATED_HOST_COLUMNS = "host string, n long, hq long, tld string, grp string, log_hc double, log_pr double, cc double"
+
+
+def calibrated_chunk(params: CalibratedParams, seed: int, chunk: int, first: int, hosts: int):
+    """Hosts ``first .. first + hosts`` of a calibrated population as a ``policies.sweep`` host
+    table (pandas), drawn from their chunk's own generator: a page is high quality when its latent
+    (host latent + page noise) is > 0, so a host's hq is Binomial(n, Phi(host latent / sd_within)),
+    the same law as ``calibrated_population``'s page draws, without drawing pages."""
+    # scipy.stats: heavy, only for the normal CDF of the chunked generator
+    from scipy.stats import norm
+
+    rng = np.random.default_rng([seed, chunk])
+    d = _host_draws(params, rng, hosts, seed)
+    host_latent = params.mean_latent + d["shift"] + d["host_effect"]
+    hq = rng.binomial(d["n"], norm.cdf(host_latent / params.sd_within))
+    sig = _signals(params, rng, d)
+    names, groups = np.asarray(d["tld_names"], dtype=object), np.asarray(d["group_names"], dtype=object)
+    return pd.DataFrame({"host": [f"h{first + i}.calibrated" for i in range(hosts)], "n": d["n"], "hq": hq,
+                         "tld": names[d["tld"]], "grp": groups[d["cat"] * len(_LANGS) + d["lang"]],
+                         "log_hc": sig["log_hc"], "log_pr": sig["log_pr"],
+                         "cc": sig["cc_fetched"].astype(np.float64)})
+
+
+def calibrated_hosts(spark, params: CalibratedParams, seed: int):
+    """A calibrated population of ``params.hosts`` hosts as a Spark host table, drawn chunk by
+    chunk on the executors (no array of all hosts anywhere)."""
+    chunk_hosts = params.chunk_hosts
+    chunks = max(1, -(-params.hosts // chunk_hosts))
+
+    def draw(batches):
+        for pdf in batches:
+            for c in pdf.id:
+                first = int(c) * chunk_hosts
+                yield calibrated_chunk(params, seed, int(c), first, min(chunk_hosts, params.hosts - first))
+
+    return spark.range(chunks, numPartitions=max(1, min(chunks, 200))).mapInPandas(draw, CALIBRATED_HOST_COLUMNS)
 
 
 def from_host_table(n, hq, tld, group_key, log_hc=None, log_pr=None, cc_fetched=None) -> Population:

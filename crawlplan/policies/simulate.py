@@ -33,6 +33,7 @@ class SweepConfig:
     min_remaining: int
     random_repeats: int
     pilot_hosts: int                  # at most 5% of the hosts (never below 10)
+    key_steps: int                    # tie blocks per octave of a policy key (blocks.py)
     adaptive_groups: bool = False   # measured: one global prior beats language x TLD-category priors
     adaptive_sizes: bool = True
     ordering_policies: tuple[str, ...] = ORDERING_POLICIES

@@ -1,22 +1,25 @@
 """Node simulate: scores (+ web graph, host index) -> ordering_sim, depth_sim, sample_reliability.
 
-Spark aggregates pages to hosts; the sweeps run vectorised on the driver over the host table.
-Hosts missing from the web graph are left out when a graph is given, as in the paper (§3.2).
-After a sampled extract, each host's pages and high-quality pages are its index size times its
-sampled density (``host_population``), so the sweeps run on whole hosts, not on k-page samples.
-With ``calibrated_hosts > 0`` a calibrated population is simulated too (population=calibrated).
+Spark aggregates pages to hosts and runs the sweeps over the host table (``policies.sweep``):
+only tables a setting bounds reach the driver. Hosts missing from the web graph are left out
+when a graph is given, as in the paper (§3.2). After a sampled extract, each host's pages and
+high-quality pages are its index size times its sampled density (``host_population``), so the
+sweeps run on whole hosts, not on k-page samples. With ``calibrated_hosts > 0`` a calibrated
+population is simulated too (population=calibrated).
 """
 
 from __future__ import annotations
 
 import pandas as pd
+from pyspark.sql import functions as F
 
 from crawlplan import storage
 from crawlplan.nodes.policies.common import host_index_rows, host_ranks, sampled_population
-from crawlplan.policies import hostdata
-from crawlplan.policies.population import CalibratedParams, calibrated_population
-from crawlplan.policies.simulate import label_tables, run_sweep, summarize, sweep_config
+from crawlplan.policies import hostdata, sweep
+from crawlplan.policies.population import CalibratedParams, calibrated_hosts
+from crawlplan.policies.simulate import label_tables, summarize, sweep_config
 from crawlplan.schemas import conform
+from crawlplan.stats.ranks import spearman_matrix
 
 
 def run(ctx) -> dict:
@@ -29,45 +32,45 @@ def run(ctx) -> dict:
     index = host_index_rows(ctx, scores, table)
     hosts = hostdata.with_host_index(hosts, index, table.cc_budget_column, table.known_column, table.fetched_column)
     hosts = hostdata.with_graph(hosts, host_ranks(ctx))
-    pdf = hostdata.to_pandas_hosts(hosts)
+    counts = hosts.agg(F.count(F.lit(1)).alias("hosts"), F.count("log_hc").alias("in_graph")).head()
     ctx.count("pages_without_score", scores.where(scores[classifier].isNull()).count())
-    ctx.count("hosts", len(pdf))
-    if pdf.log_hc.notna().any():
-        missing = int(pdf.log_hc.isna().sum())
-        ctx.count("hosts_not_in_graph", missing)
-        pdf = pdf[pdf.log_hc.notna()].reset_index(drop=True)
-    if len(pdf) < 2:
-        raise ValueError(f"only {len(pdf)} hosts with >= {table.min_pages} pages scored by '{classifier}': "
+    ctx.count("hosts", counts.hosts)
+    n_hosts = counts.hosts
+    if counts.in_graph:
+        ctx.count("hosts_not_in_graph", counts.hosts - counts.in_graph)
+        hosts = hosts.where(F.col("log_hc").isNotNull())
+        n_hosts = counts.in_graph
+    if n_hosts < 2:
+        raise ValueError(f"only {n_hosts} hosts with >= {table.min_pages} pages scored by '{classifier}': "
                          "nothing to simulate")
-    _ground_truth_check(ctx, pdf)
-    pop = hostdata.population_from_pandas(pdf)
-    ctx.count("pages", pop.pages)
-    cfg = sweep_config(p, pop.hosts)
-    tables = label_tables(summarize(run_sweep(pop, cfg)), "data", classifier, threshold, cfg)
+    _ground_truth_check(ctx, hosts)
+    host_table = hostdata.sweep_table(hosts)
+    ctx.count("pages", int(host_table.agg(F.sum("n")).head()[0]))
+    cfg = sweep_config(p, n_hosts)
+    tables = label_tables(summarize(sweep.run_sweep(host_table, cfg)), "data", classifier, threshold, cfg)
     calibrated = int(p["calibrated_hosts"])
     if calibrated > 0:
         ccfg = sweep_config(p, calibrated)
-        factory = lambda seed: calibrated_population(CalibratedParams(hosts=calibrated), seed=seed)  # noqa: E731
-        extra = label_tables(summarize(run_sweep(factory, ccfg)), "calibrated", classifier, threshold, ccfg)
+        factory = lambda seed: calibrated_hosts(ctx.spark, CalibratedParams(hosts=calibrated), seed)  # noqa: E731
+        extra = label_tables(summarize(sweep.run_sweep(factory, ccfg)), "calibrated", classifier, threshold, ccfg)
         tables = {k: pd.concat([v, extra[k]], ignore_index=True) for k, v in tables.items()}
     return {name: conform(df, name, spark=ctx.spark) for name, df in tables.items()}
 
 
-def _ground_truth_check(ctx, pdf: pd.DataFrame) -> None:
+def _ground_truth_check(ctx, hosts) -> None:
     """Demo only: how well the classifier's host density tracks the planted true hq share."""
     truth = ctx.input("ground_truth")
     if not truth:
         return
-    # scipy.stats: heavy, only for the demo ground-truth check
-    from scipy.stats import spearmanr
-
     try:
-        gt = ctx.spark.read.parquet(storage.join(str(truth), "hosts.parquet")).select(
-            "surt_host_name", "hq_share").toPandas()
+        gt = ctx.spark.read.parquet(storage.join(str(truth), "hosts.parquet")).select("surt_host_name", "hq_share")
+        both = hosts.select("surt_host_name", (F.col("hq_pages") / F.col("n_pages")).alias("density")) \
+            .join(gt, "surt_host_name")
+        both = both.where(F.col("hq_share").isNotNull()).cache()
+        n = both.count()
+        rho = float(spearman_matrix(both, "surt_host_name", ["density", "hq_share"])[0, 1]) if n >= 3 else 0.0
     except Exception as exc:  # noqa: BLE001 - the check is optional, never fatal
         ctx.note(f"ground truth not readable ({exc.__class__.__name__}); check skipped")
         return
-    both = pdf.merge(gt, on="surt_host_name")
-    if len(both) >= 3:
-        rho = spearmanr(both.hq_pages / both.n_pages, both.hq_share)[0]
-        ctx.note(f"ground truth: Spearman(classifier density, true hq share) = {rho:.3f} over {len(both)} hosts")
+    if n >= 3:
+        ctx.note(f"ground truth: Spearman(classifier density, true hq share) = {rho:.3f} over {n} hosts")
