@@ -22,6 +22,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _TAIL = np.uint64(1 << 40)        # counters of a host's tail permutation start here, past any urn draw
+URN_STEPS = 32                    # draws per host from the urn; later pages come from one permutation
 # streams: the real page order, the synthetic twin's order and its densities must not share draws
 STREAM_PAGES, STREAM_TWIN, STREAM_TWIN_DRAW = 0, 1, 2
 
@@ -63,40 +64,53 @@ def prefix_hq(n: np.ndarray, hq: np.ndarray, keys: np.ndarray, steps: int) -> np
     return out
 
 
-def stop_rule_runs(n, hq, keys, alpha, beta, forced, tau: float, vector_until: int = 64):
+def stop_rule_runs(n, hq, keys, alpha, beta, forced, tau: float):
     """Pages fetched and high-quality pages found per host under the stopping rule of
     ``adaptive.trajectories``: fetch page after page while t < forced or the posterior predictive
     (alpha + found) / (alpha + beta + t) stays >= tau, and at most n pages.
 
-    Draws follow the host's urn (``prefix_hq``'s order) step by step while many hosts are active;
-    the few that run long finish on a seeded permutation of their remaining pages (the rest of a
-    uniformly random order is uniformly random given what was drawn), one array per host."""
+    The first ``URN_STEPS`` draws follow the host's urn (``prefix_hq``'s order), all hosts of the
+    batch at once; a host still fetching after them finishes on a seeded permutation of its
+    remaining pages (the rest of a uniformly random order is uniformly random given what was
+    drawn), all such hosts in one segmented sort. Which draw a host sees never depends on the
+    other hosts of its batch."""
     n = np.asarray(n, dtype=np.int64)
     alpha = np.asarray(alpha, dtype=np.float64)
     beta = np.asarray(beta, dtype=np.float64)
+    forced = np.asarray(forced, dtype=np.int64)
     good = np.asarray(hq, dtype=np.int64).copy()
     fetched = np.zeros(len(n), dtype=np.int64)
     found = np.zeros(len(n), dtype=np.int64)
     active = np.flatnonzero(n > 0)
     t = 0
-    while len(active) > vector_until:
-        left = n[active] - t
-        hit = uniforms(keys[active], t) * left < good[active]
-        found[active] += hit
-        good[active] -= hit
-        t += 1
-        fetched[active] = t
+    while len(active) and t < URN_STEPS:
         a = active
+        hit = uniforms(keys[a], t) * (n[a] - t) < good[a]
+        found[a] += hit
+        good[a] -= hit
+        t += 1
+        fetched[a] = t
         keep = (t < n[a]) & ((t < forced[a]) | (alpha[a] + found[a] >= tau * (alpha[a] + beta[a] + t)))
         active = a[keep]
-    for i in active:
-        rest = int(n[i] - t)
-        order = np.argsort(uniforms(np.full(rest, keys[i]), _TAIL + np.arange(rest, dtype=np.uint64)))
-        cs = found[i] + np.cumsum(order < good[i])
-        tt = np.arange(t + 1, n[i] + 1)
-        go_on = (tt < forced[i]) | (alpha[i] + cs >= tau * (alpha[i] + beta[i] + tt))
-        stop = np.flatnonzero(~go_on)
-        last = int(stop[0]) if len(stop) else rest - 1
-        fetched[i] = t + last + 1
-        found[i] = cs[last]
+    if len(active):
+        _finish_on_permutations(active, t, n, good, keys, alpha, beta, forced, tau, fetched, found)
     return fetched, found
+
+
+def _finish_on_permutations(hosts, t, n, good, keys, alpha, beta, forced, tau, fetched, found) -> None:
+    rest = n[hosts] - t
+    seg = np.repeat(np.arange(len(hosts)), rest)
+    start = np.concatenate([[0], np.cumsum(rest)[:-1]])
+    j = np.arange(int(rest.sum()), dtype=np.int64) - start[seg]
+    u = uniforms(keys[hosts][seg], _TAIL + j.astype(np.uint64))
+    order = np.lexsort((u, seg))
+    flags = j[order] < good[hosts][seg]
+    cs = found[hosts][seg] + np.cumsum(flags) - np.concatenate([[0], np.cumsum(flags)])[start][seg]
+    tt = t + 1 + j
+    h = hosts[seg]
+    go_on = (tt < forced[h]) | (alpha[h] + cs >= tau * (alpha[h] + beta[h] + tt))
+    big = np.iinfo(np.int64).max
+    first_stop = np.minimum.reduceat(np.where(go_on, big, j), start)
+    last = np.where(first_stop == big, rest - 1, first_stop)
+    fetched[hosts] = t + last + 1
+    found[hosts] = cs[start + last]
