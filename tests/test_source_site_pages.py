@@ -146,3 +146,29 @@ def test_full_mode_reject_counts_are_summed_in_spark(spark):
     totals = site_totals(counts)
     assert {r.site for r in choose_sites(totals, [], 5).collect()} == {"x.test"}
     assert {r.site for r in choose_sites(totals, ["y.test", "z.test"], 5).collect()} == {"y.test"}
+
+
+def test_the_index_site_key_and_rejects_follow_the_record_rule(spark):
+    """The site of an index row is what ``mirror.site_key`` gives its URL; captures without a web host
+    and unsafe names are counted as full mode counts them; a site without HTML is no candidate."""
+    from crawlplan.source.mirror import site_key
+    from crawlplan.source.site_pages import index_page_sites, index_rejects, index_sites
+
+    rows = [("https://WWW.Example.COM./a", "WWW.Example.COM.", "example.com", 200, "text/html"),
+            ("https://www.example.com/b", "www.example.com", "example.com", 301, "text/html"),
+            ("https://blog.example.com/", "blog.example.com", "example.com", 404, "text/html"),
+            ("https://img.example.org/x.png", "img.example.org", "example.org", 200, "image/png"),
+            ("https://bad_host!.test/", "bad_host!.test", None, 200, "text/html"),
+            ("dns:example.net", None, None, 200, "text/dns")]
+    index = spark.createDataFrame([(*r, r[4], "warc") for r in rows],
+                                  "url string, url_host_name string, url_host_registered_domain string, "
+                                  "fetch_status int, content_mime_type string, content_mime_detected string, "
+                                  "subset string")
+    for mode in ("host", "registered_domain"):
+        per_site = index_sites(index, mode)
+        got = {r.site: (r.pages, r.candidates) for r in index_page_sites(per_site).join(per_site, ["site", "pages"])
+               .select("site", "pages", "candidates").collect()}
+        want_sites = {site_key(u, mode) for u, *_ in rows[:3]}
+        assert set(got) == want_sites, mode
+        assert index_rejects(per_site) == {"no_web_host": 1, "unsafe_site_name": 1}
+    assert got == {"example.com": (1, 3)}                     # one HTTP 200 HTML page, three the reader may keep

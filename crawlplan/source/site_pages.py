@@ -227,15 +227,14 @@ def _wide_schema() -> T.StructType:
 
 
 def range_rows(path: str, ranges: list[dict], site_mode: str, max_gap: int, remote: RetryPolicy):
-    """The page rows of one file's ranges (dicts: offset, length, url, site, capture_order), then
-    its tallies: one ``reject`` row per reason, one ``file`` row with the bytes read and one
-    ``ranges`` row with the number of ranges asked for."""
+    """The rows of one file's ranges (dicts: offset, length, url, site, capture_order), as they are
+    read: a ``page`` row per page kept, then the file's tallies: a ``reject`` row per reason, a
+    ``file`` row with the bytes read and a ``ranges`` row with the number of ranges asked for."""
     outcome, rejects, site_of = FileOutcome(warc_file=path), Counter(), _site_of(site_mode)
     wanted = [RecordRange(int(r["offset"]), int(r["length"]), r["url"]) for r in ranges]
     meta = {}                          # a range listed twice is read once; the second is a bad_range reject
     for r, w in zip(ranges, wanted):
         meta.setdefault((w.offset, w.length), r)
-    pages = []
     for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, read_payload=wants_payload, remote=remote):
         rec = result.record
         reason = result.error or (None if rec.record_type == "response" else "not_a_response")
@@ -245,24 +244,35 @@ def range_rows(path: str, ranges: list[dict], site_mode: str, max_gap: int, remo
         row = meta[(result.range.offset, result.range.length)]
         page = site_page(rec, int(row["capture_order"]), rejects)
         if page is not None:
-            pages.append(_page_row(row["site"], page, path, rec.offset, page.order, site_of))
+            yield {**_page_row(row["site"], page, path, rec.offset, page.order, site_of), "kind": "page"}
     if outcome.status != "ok":
         rejects[f"file_{outcome.status}"] += 1
-    tallies = [{"kind": "reject", "warc_file": path, "reason": k, "n": int(v)} for k, v in rejects.items()]
-    return pages, tallies + [{"kind": "file", "warc_file": path, "n": int(outcome.bytes)},
-                             {"kind": "ranges", "warc_file": path, "n": len(wanted)}]
+    yield from ({"kind": "reject", "warc_file": path, "reason": k, "n": int(v)} for k, v in rejects.items())
+    yield {"kind": "file", "warc_file": path, "n": int(outcome.bytes)}
+    yield {"kind": "ranges", "warc_file": path, "n": len(wanted)}
+
+
+_BATCH_ROWS = 256     # page rows per pandas frame a task hands back: its memory is one batch, not one file
 
 
 def _read_ranges(site_mode: str, base: str, index_root: str, max_gap: int, remote: RetryPolicy, columns: list[str]):
+    empty = dict.fromkeys(columns)              # None, not NaN, in the columns a row leaves empty
+
+    def frame(rows):
+        return pd.DataFrame([{**empty, **r} for r in rows], columns=columns)
+
     def fn(batches):
         for pdf in batches:
             for name, ranges in zip(pdf["warc_filename"], pdf["ranges"]):
-                path = resolve_entry(name, base, index_root)
-                pages, tallies = range_rows(path, list(ranges), site_mode, max_gap, remote)
-                empty = dict.fromkeys(columns)          # None, not NaN, in the columns a row leaves empty
+                pages, tallies = [], []
+                for row in range_rows(resolve_entry(name, base, index_root), list(ranges), site_mode, max_gap, remote):
+                    (pages if row["kind"] == "page" else tallies).append(row)
+                    if len(pages) >= _BATCH_ROWS:
+                        yield frame(pages)
+                        pages = []
                 if pages:
-                    yield pd.DataFrame([{**empty, **p, "kind": "page"} for p in pages], columns=columns)
-                yield pd.DataFrame([{**empty, **t} for t in tallies], columns=columns)
+                    yield frame(pages)
+                yield frame(tallies)
     return fn
 
 
@@ -270,9 +280,8 @@ def read_index_pages(captures: DataFrame, site_mode: str, *, base: str, index_ro
                      remote: RetryPolicy) -> DataFrame:
     """The wide frame of the sampled read: ``site_pages`` rows (``kind`` page) and per-file tallies
     (``kind`` reject: ``reason``, ``n``; file: ``n`` bytes read; ranges: ``n`` asked for). One task
-    per WARC file:
-    its ranges travel as one row, as in the sampled extract. Persist it, then take ``pages_of``
-    and ``read_tallies``."""
+    per WARC file: its ranges travel as one row, as in the sampled extract. Persist it, then take
+    ``pages_of`` and ``read_tallies``."""
     files = captures.groupBy("warc_filename").agg(
         F.collect_list(F.struct("offset", "length", "url", "site", "capture_order")).alias("ranges"))
     n = files.count()                      # the number of files: repartition(n) keeps one task per file
