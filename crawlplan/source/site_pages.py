@@ -24,7 +24,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from crawlplan.ccindex.sample import html_captures, host_name
+from crawlplan.ccindex.sample import host_name, html_captures
 from crawlplan.conf import Settings
 from crawlplan.schemas import load_schema
 from crawlplan.source.features import extract, normalise_url
