@@ -92,11 +92,24 @@ def read_cc_index(spark: SparkSession, path: str, settings: SampleSettings,
     return index.select(*columns, F.lit(crawl).alias("crawl"), "subset"), crawl
 
 
+def host_name(col: Column) -> Column:
+    """``url_host_name`` as ``hosts.host_of(url)`` gives it (lower case, no trailing dot), without a UDF."""
+    return F.regexp_replace(F.lower(F.trim(col)), r"\.+$", "")
+
+
 def host_key(col: Column) -> Column:
     """``url_host_name`` to the documents' ``surt_host_name`` (``hosts.surt_host(hosts.host_of(url))``)
     without a Python UDF: reversed, then the graph-key expressions of ``crawlplan.graph.keys``."""
-    low = F.regexp_replace(F.lower(F.trim(col)), r"\.+$", "")
-    return rev_to_surt(normalize_rev_host(F.array_join(F.reverse(F.split(low, r"\.")), ".")))
+    return rev_to_surt(normalize_rev_host(F.array_join(F.reverse(F.split(host_name(col), r"\.")), ".")))
+
+
+def warc_base(index_root: str, base: str) -> str:
+    """Where the index's relative ``warc_filename`` values resolve: ``inputs.warc_base`` when set,
+    else the bucket of an index read from Common Crawl's own (``s3://commoncrawl/``), else ""
+    (the index's folder and its parents: a local copy)."""
+    if not base and index_root.startswith(("s3://commoncrawl/", "s3a://commoncrawl/")):
+        return index_root.split("commoncrawl/", 1)[0] + "commoncrawl/"
+    return base
 
 
 def _stratum(settings: SampleSettings) -> Column:

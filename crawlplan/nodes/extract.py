@@ -22,6 +22,7 @@ from crawlplan.ccindex.sample import (
     ranges_by_file,
     read_cc_index,
     select_sample,
+    warc_base,
 )
 from crawlplan.conf import number_setting, section
 from crawlplan.dag.context import InputError
@@ -126,8 +127,7 @@ def sampled(ctx, settings: ExtractSettings, sample: SampleSettings, base: str, p
                          "(s3://commoncrawl/cc-index/table/cc-main/warc/, or `crawlplan index build` for other WARC files)")
     index_root = str(path[0] if isinstance(path, (list, tuple)) else path)
     index, crawl = read_cc_index(ctx.spark, index_root, sample)
-    if not base and index_root.startswith(("s3://commoncrawl/", "s3a://commoncrawl/")):
-        base = index_root.split("commoncrawl/", 1)[0] + "commoncrawl/"
+    base = warc_base(index_root, base)
     selected, population = select_sample(index, sample)
     files = ranges_by_file(selected).persist(StorageLevel.MEMORY_AND_DISK)
     outputs = split_outputs(extract_sampled_wide(files, settings, base=base, index_root=index_root.removeprefix("file://"),

@@ -18,8 +18,8 @@ from crawlplan.hosts import host_of, registered_domain
 from crawlplan.source.features import PageFeatures, extract, normalise_url
 from crawlplan.warc.reader import FileOutcome, iter_records
 
-_SAFE_SITE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,252}$")
-_HTML_TYPES = ("text/html", "application/xhtml+xml")
+SAFE_SITE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,252}$")
+HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
 def site_key(url: str, mode: str = "host") -> str:
@@ -35,7 +35,7 @@ def site_key(url: str, mode: str = "host") -> str:
 def safe_site(site: str) -> bool:
     """Site names become Parquet partition folders: only plain host characters may pass, so a
     crafted host (``..``, ``/``, ``=``) can never address a path outside the output root."""
-    return bool(_SAFE_SITE.match(site)) and ".." not in site
+    return bool(SAFE_SITE.match(site)) and ".." not in site
 
 
 @dataclass
@@ -103,8 +103,36 @@ def build_mirror(site: str, pages: list[SitePage], *, xpath_classes: str = "none
     return mirror
 
 
-def _wants(rec) -> bool:
+def wants_payload(rec) -> bool:
+    """The payload filter of every site_pages reader (whole files or byte ranges): responses only."""
     return rec.record_type == "response"
+
+
+def site_page(rec, order: int, rejects: Counter, *, bodies: bool = True) -> SitePage | None:
+    """One response record of a site as a :class:`SitePage`, or None when it is not a page.
+
+    The one rule for whole-file and byte-range reads alike: a 3xx with a Location is a redirect to
+    its absolute target, an HTML response with a payload is a page (``bodies=False``: judged from
+    the headers, ``html=b""``); anything else is no page. An HTML payload that could not be decoded
+    and a Location that cannot be parsed are counted in ``rejects``.
+    """
+    status = rec.http_status
+    location = rec.http_headers.get("location")
+    html_type = (rec.content_type or "") in HTML_TYPES
+    if status is not None and 300 <= status < 400 and location:
+        try:
+            target = normalise_url(urljoin(rec.url, location))
+        except ValueError:
+            rejects["bad_redirect"] += 1
+            return None
+        return SitePage(rec.url, order, status, None, target)
+    if html_type and rec.payload:
+        return SitePage(rec.url, order, status, rec.payload)
+    if not bodies and html_type:
+        return SitePage(rec.url, order, status, b"")
+    if rec.payload_error and html_type:
+        rejects[f"payload_{rec.payload_error.split(':')[0]}"] += 1
+    return None
 
 
 def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: str = "host",
@@ -118,7 +146,7 @@ def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: st
     rejects = rejects if rejects is not None else Counter()
     outcome = FileOutcome(warc_file=path)
     seq = 0
-    wants = _wants if bodies else (lambda rec: False)
+    wants = wants_payload if bodies else (lambda rec: False)
     for rec in iter_records(path, outcome, read_payload=wants):
         if rec.record_type != "response" or not rec.url:
             continue
@@ -131,22 +159,8 @@ def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: st
         if not safe_site(site):
             rejects["unsafe_site_name"] += 1
             continue
-        status = rec.http_status
-        location = rec.http_headers.get("location")
-        if status is not None and 300 <= status < 400 and location:
-            try:
-                target = normalise_url(urljoin(rec.url, location))
-            except ValueError:
-                rejects["bad_redirect"] += 1
-                continue
-            page = SitePage(rec.url, seq, status, None, target)
-        elif (rec.content_type or "") in _HTML_TYPES and rec.payload:
-            page = SitePage(rec.url, seq, status, rec.payload)
-        elif not bodies and (rec.content_type or "") in _HTML_TYPES:
-            page = SitePage(rec.url, seq, status, b"")
-        else:
-            if rec.payload_error and (rec.content_type or "") in _HTML_TYPES:
-                rejects[f"payload_{rec.payload_error.split(':')[0]}"] += 1
+        page = site_page(rec, seq, rejects, bodies=bodies)
+        if page is None:
             continue
         seq += 1
         yield site, rec, page
