@@ -16,8 +16,13 @@ import pytest
 from settings_support import sweep_config
 
 from crawlplan.policies import blocks, pageorder, sim, simulate, sweep
-from crawlplan.policies.population import (CalibratedParams, Population, calibrated_chunk, calibrated_hosts,
-                                           calibrated_population)
+from crawlplan.policies.population import (
+    CalibratedParams,
+    Population,
+    calibrated_chunk,
+    calibrated_hosts,
+    calibrated_population,
+)
 
 
 def _host_table(pop: Population) -> pd.DataFrame:

@@ -42,13 +42,13 @@ def _tld_table(hosts: DataFrame) -> pd.DataFrame:
     return hosts.groupBy("tld").agg(F.count(F.lit(1)).alias("hosts")).toPandas()
 
 
-def key_curve(hosts: DataFrame, policy: str, budgets, key_steps: int) -> blocks.Curve:
-    """The expected curve of crawling whole hosts by ``policy``'s key, descending (random: one block)."""
+def key_curve(hosts: DataFrame, policy: str, budgets, key_steps: int, totals, tld_hosts) -> blocks.Curve:
+    """The expected curve of crawling whole hosts by ``policy``'s key, descending (random: one
+    block; ``totals``: hosts, pages, hq of the table; ``tld_hosts``: hosts per TLD)."""
     if policy == "random":
-        t = hosts.agg(F.count(F.lit(1)), F.sum("n"), F.sum("hq")).head()
-        tld = _tld_table(hosts)
-        return blocks.ordered_curve([t[0]], [t[1]], [t[2]], budgets, tld_first=np.zeros(len(tld), dtype=np.int64),
-                                    tld_count=tld.hosts.to_numpy(dtype=np.float64))
+        return blocks.ordered_curve([totals[0]], [totals[1]], [totals[2]], budgets,
+                                    tld_first=np.zeros(len(tld_hosts), dtype=np.int64),
+                                    tld_count=np.asarray(tld_hosts, dtype=np.float64))
     keyed = hosts.select("tld", "n", "hq", *blocks.block_columns(_KEYS[policy](), key_steps))
     per_block = (keyed.groupBy("_bsign", "_blevel")
                  .agg(F.count(F.lit(1)).alias("hosts"), F.sum("n").alias("pages"), F.sum("hq").alias("hq"))
@@ -62,11 +62,11 @@ def key_curve(hosts: DataFrame, policy: str, budgets, key_steps: int) -> blocks.
                                 tld_count=first.c.to_numpy(dtype=np.float64))
 
 
-def uniform_curve(hosts: DataFrame, budgets) -> blocks.Curve:
+def uniform_curve(hosts: DataFrame, budgets, tld_hosts) -> blocks.Curve:
+    """Uniform breadth from the histogram of host sizes (at most sqrt(2 x pages) distinct sizes)."""
     hist = hosts.groupBy("n").agg(F.count(F.lit(1)).alias("count"), F.sum("hq").alias("hq"),
                                   F.sum(F.col("hq") / F.col("n")).alias("density")).toPandas()
-    return blocks.uniform_curve(hist.n, hist["count"], hist.hq, hist.density, budgets,
-                                _tld_table(hosts).hosts.to_numpy())
+    return blocks.uniform_curve(hist.n, hist["count"], hist.hq, hist.density, budgets, tld_hosts)
 
 
 # ---------------------------------------------------------------- per seed: the page-order draws
@@ -198,10 +198,10 @@ def runs_curve(table: pd.DataFrame, budgets, plan: pd.DataFrame) -> list[float]:
     return out
 
 
-def eb_adaptive(hosts: DataFrame, seed: int, budgets, cfg: SweepConfig, groups: list[str]):
-    """``adaptive.adaptive_policy`` in Spark: [(pages, hq, tau), ...] per budget and the prior."""
+def eb_adaptive(hosts: DataFrame, seed: int, budgets, cfg: SweepConfig, groups: list[str], total: int):
+    """``adaptive.adaptive_policy`` in Spark: [(pages, hq, tau), ...] per budget and the prior
+    (``total``: hosts in the table)."""
     n_groups = max(1, len(groups)) if cfg.adaptive_groups else 1
-    total = hosts.count()
     pilot_n = int(min(cfg.pilot_hosts, total, max(10, 0.1 * min(budgets) / 2)))
     pilot_key = pageorder.host_key(F.col("host"), seed, STREAM_PILOT)
     pilot = hosts.select("n", "hq", "grp", pilot_key.alias("_pk"),
@@ -288,7 +288,7 @@ def run_seed(hosts: DataFrame, seed: int, cfg: SweepConfig, *, signals: set[str]
                               tlds=float(curve.tlds[0]), k=cfg.k,
                               detail="all hosts probed" if share >= 1.0 else f"probe share {share:g}"))
     if "eb_adaptive" in cfg.depth_policies:
-        results, prior = eb_adaptive(hosts, seed, budgets, cfg, groups)
+        results, prior = eb_adaptive(hosts, seed, budgets, cfg, groups, fixed["_totals"][0])
         for frac, budget, (pages, hq, tau) in zip(cfg.budgets, budgets, results):
             depth.append(dict(seed=seed, policy="eb_adaptive", budget_frac=frac, budget_pages=budget, pages=pages,
                               hq=hq, hosts=None, tlds=None, k=None, detail=f"tau {tau:g}, pilot ICC {prior.icc:.3f}"))
@@ -298,17 +298,18 @@ def run_seed(hosts: DataFrame, seed: int, cfg: SweepConfig, *, signals: set[str]
     return {"ordering": ordering, "depth": depth, "reliability": reliability}
 
 
-def fixed_curves(hosts: DataFrame, cfg: SweepConfig, budgets, signals: set[str]) -> dict:
+def fixed_curves(hosts: DataFrame, cfg: SweepConfig, budgets, signals: set[str], totals) -> dict:
     """The seed-free curves: every key ordering and uniform breadth, once per population."""
     wanted = set(cfg.ordering_policies) | {p for p, d in (("hc", "hc_depth"), ("oracle", "oracle"))
                                            if d in cfg.depth_policies}
-    out = {"_tld_hosts": _tld_table(hosts).hosts.to_numpy()}
+    tld_hosts = _tld_table(hosts).hosts.to_numpy()
+    out = {"_tld_hosts": tld_hosts, "_totals": totals}
     for policy in sorted(wanted):
         if policy in _NEEDS and _NEEDS[policy] not in signals:
             continue
-        out[policy] = key_curve(hosts, policy, budgets, cfg.key_steps)
+        out[policy] = key_curve(hosts, policy, budgets, cfg.key_steps, totals, tld_hosts)
     if "uniform" in cfg.depth_policies:
-        out["uniform"] = uniform_curve(hosts, budgets)
+        out["uniform"] = uniform_curve(hosts, budgets, tld_hosts)
     return out
 
 
@@ -321,11 +322,11 @@ def run_sweep(population, cfg: SweepConfig) -> dict[str, pd.DataFrame]:
         hosts = population(seed) if callable(population) else population
         if cached is None or callable(population):
             hosts = hosts.persist(StorageLevel.MEMORY_AND_DISK)
-            totals = hosts.agg(F.sum("n")).head()[0]
-            budgets = [max(1, int(round(f * int(totals)))) for f in cfg.budgets]
+            totals = tuple(int(x or 0) for x in hosts.agg(F.count(F.lit(1)), F.sum("n"), F.sum("hq")).head())
+            budgets = [max(1, int(round(f * totals[1]))) for f in cfg.budgets]
             signals = available(hosts)
             groups = sorted(r[0] for r in hosts.select("grp").distinct().collect()) if cfg.adaptive_groups else []
-            fixed = fixed_curves(hosts, cfg, budgets, signals)
+            fixed = fixed_curves(hosts, cfg, budgets, signals, totals)
             cached = hosts
         rows = run_seed(cached, seed, cfg, signals=signals, budgets=budgets, fixed=fixed, groups=groups)
         for key, r in rows.items():

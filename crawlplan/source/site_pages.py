@@ -28,7 +28,14 @@ from crawlplan.ccindex.sample import host_name, html_captures
 from crawlplan.conf import Settings
 from crawlplan.schemas import load_schema
 from crawlplan.source.features import extract, normalise_url
-from crawlplan.source.mirror import HTML_TYPES, SAFE_SITE, iter_site_records, site_key, site_page, wants_payload
+from crawlplan.source.mirror import (
+    HTML_TYPES,
+    SAFE_SITE,
+    iter_site_records,
+    site_key,
+    site_page,
+    wants_payload,
+)
 from crawlplan.warc.listing import resolve_entry
 from crawlplan.warc.ranges import RecordRange, iter_ranges
 from crawlplan.warc.reader import FileOutcome
