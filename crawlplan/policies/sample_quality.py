@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from crawlplan.policies.allocate import AllocatorConfig, allocate
+from crawlplan.policies.allocate import AllocatorConfig
+from crawlplan.policies.allocate_table import allocate
 from crawlplan.policies.population import Population
 from crawlplan.stats.reference import icc1, icc1_from_counts
 
