@@ -293,14 +293,16 @@ def plan_budgets(hosts: DataFrame, index: DataFrame | None, cfg: AllocatorConfig
     if lang_floors:
         summed, room_total = _running_room(df, sampled_room(), cfg, "_lang")
         wants, left = _chain(lang_floors, room_total, {}, left, total)
-        df = _give(summed, wants, F.concat(F.lit("floor:language="), F.col("_lang")), segment="_lang")
+        if wants:
+            df = _give(summed, wants, F.concat(F.lit("floor:language="), F.col("_lang")), segment="_lang")
     cat_floors = list(cfg.tld_category_floors.items())
     if cat_floors:
         placed = {r["_cat"]: int(r["placed"] or 0) for r in df.where(F.col("_sampled")).groupBy("_cat")
                   .agg(F.sum("_alloc").alias("placed")).collect()}
         summed, room_total = _running_room(df, sampled_room(), cfg, "_cat")
         wants, left = _chain(cat_floors, room_total, placed, left, total)
-        df = _give(summed, wants, F.concat(F.lit("floor:tld_category="), F.col("_cat")), segment="_cat")
+        if wants:
+            df = _give(summed, wants, F.concat(F.lit("floor:tld_category="), F.col("_cat")), segment="_cat")
     # 3. everything else in rank order
     summed, _ = _running_room(df, sampled_room(), cfg)
     df = _give(summed, left, F.lit("rank"), new_only=True)
