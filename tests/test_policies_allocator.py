@@ -253,6 +253,16 @@ def test_explore_candidates_are_every_unsampled_host_not_a_page_count(spark, sam
 
 
 @pytest.mark.spark
+def test_spark_allocator_bad_input_is_a_clear_error(spark, sampled):
+    bad = sampled.copy()
+    bad.loc[0, "hq_pages"] = bad.loc[0, "n_pages"] + 1
+    with pytest.raises(ValueError, match="hq_pages"):
+        spark_plan(spark, bad, None, allocator_config())
+    with pytest.raises(ValueError, match="nothing to allocate"):
+        spark_plan(spark, sampled.iloc[:0], None, allocator_config())
+
+
+@pytest.mark.spark
 def test_spark_allocator_on_the_demo_crawl(spark, tmp_path_factory):
     """The demo's hosts, a one-in-three sample of each host's pages labelled by the ground truth,
     the host index's unscored hosts to explore: the same budgets as the in-memory allocator."""

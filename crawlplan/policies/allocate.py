@@ -135,7 +135,6 @@ class GroupSums:
     hosts: np.ndarray
     hq: np.ndarray
     pages: np.ndarray
-    cap: np.ndarray
     flags: ICCResult      # ICC1 of the hosts' page flags (from the summed counts)
     bad: int              # hosts with n_pages <= 0 or hq_pages outside [0, n_pages]
 
@@ -147,19 +146,19 @@ class GroupSums:
 
 
 def group_sums(sampled: DataFrame) -> GroupSums:
-    """One bounded aggregation of the sampled rows (``_lang``, ``_cat``, ``n_pages``, ``hq_pages``, ``_cap``)."""
+    """One bounded aggregation of the sampled rows (``_lang``, ``_cat``, ``n_pages``, ``hq_pages``)."""
     n, hq = F.col("n_pages").cast("double"), F.col("hq_pages").cast("double")
     bad = (F.col("n_pages") <= 0) | (F.col("hq_pages") < 0) | (F.col("hq_pages") > F.col("n_pages"))
     rows = sampled.groupBy("_lang", "_cat").agg(
         F.count(F.lit(1)).alias("hosts"), F.sum(hq).alias("hq"), F.sum(n).alias("pages"),
-        F.sum(F.col("_cap")).alias("cap"), F.sum(F.when(n > 0, hq * hq / n)).alias("hq_sq_over_n"),
+        F.sum(F.when(n > 0, hq * hq / n)).alias("hq_sq_over_n"),
         F.sum(n * n).alias("pages_sq"), F.sum(bad.cast("long")).alias("bad")).collect()
     rows = sorted(rows, key=lambda r: f"{r['_lang']}|{r['_cat']}")
     arr = lambda name: np.array([float(r[name] or 0) for r in rows], dtype=np.float64)  # noqa: E731
     hosts, hq_, pages = arr("hosts"), arr("hq"), arr("pages")
     flags = icc1_from_count_sums(int(hosts.sum()), float(pages.sum()), float(hq_.sum()),
                                  float(arr("hq_sq_over_n").sum()), float(arr("pages_sq").sum()))
-    return GroupSums([(r["_lang"], r["_cat"]) for r in rows], hosts, hq_, pages, arr("cap"), flags,
+    return GroupSums([(r["_lang"], r["_cat"]) for r in rows], hosts, hq_, pages, flags,
                      int(arr("bad").sum()))
 
 
