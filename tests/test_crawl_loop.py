@@ -22,7 +22,7 @@ from settings_support import allocator_config
 
 from crawlplan.crawlers import loop
 from crawlplan.policies import export
-from crawlplan.policies.allocate import allocate
+from crawlplan.policies.allocate_table import allocate
 from crawlplan.source.plans import cluster_url_patterns
 from tests.demo_support import default_demo
 

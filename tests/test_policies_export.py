@@ -12,7 +12,7 @@ import pytest
 from settings_support import allocator_config
 
 from crawlplan.policies import export
-from crawlplan.policies.allocate import allocate
+from crawlplan.policies.allocate_table import allocate
 
 
 @pytest.fixture

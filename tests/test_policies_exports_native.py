@@ -19,7 +19,7 @@ import yaml
 from settings_support import allocator_config
 
 from crawlplan.policies import export
-from crawlplan.policies.allocate import allocate
+from crawlplan.policies.allocate_table import allocate
 from crawlplan.policies.exports import heritrix, nutch, read_back
 
 HERE = Path(__file__).parent

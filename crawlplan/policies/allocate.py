@@ -1,4 +1,4 @@
-"""The allocator: per-host crawl budgets for the next crawl from sampled host scores.
+"""The allocator: per-host crawl budgets for the next crawl from sampled host scores (Spark).
 
 Given each sampled host's sample (pages scored, high-quality among them) and a total budget B,
 hosts are ranked by an estimate of their quality density and filled in rank order up to a cap.
@@ -6,6 +6,13 @@ Three guards keep the plan from collapsing onto what the classifier likes (the p
 Limitations): a reserve for exploring hosts nobody sampled yet, per-language and per-TLD
 macro-category floors, and per-host caps (uncrawled known URLs from the host index and a
 politeness maximum). Every host gets a ``reason`` so a plan can be audited line by line.
+
+A whole crawl has tens of millions of hosts, so the plan is Spark transformations end to end: the
+prior comes from per-group sums (language x TLD category: a bounded table), the estimate is a
+column expression, the rank and every fill are running sums along the rank
+(``ranking.prefix_sums``), and the budgets are written by Spark. The driver sees the group sums,
+one row per ranking partition and the counters, never a host. The same allocation on a table in
+memory is ``allocate_table.allocate``, the definition this one is tested against row for row.
 """
 
 from __future__ import annotations
@@ -13,15 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.conf import settings_from
-from crawlplan.hosts import tld_category
 from crawlplan.policies import hostdata
-from crawlplan.policies.adaptive import beta_prior, posterior_mean
+from crawlplan.policies.adaptive import Prior
+from crawlplan.policies.ranking import prefix_sums
 from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE, tld_category_column
+from crawlplan.stats.reference import ICCResult, icc1_from_count_sums
 
 BUDGET_COLUMNS = ["surt_host_name", "registered_domain", "tld", "language", "sample_size", "sampled_density",
                   "estimate", "allocated_pages", "rank", "policy", "reason"]
@@ -40,6 +47,8 @@ class AllocatorConfig:
     min_share_per_language: float  # floor for every language present
     language_floors: dict        # language -> share of B
     tld_category_floors: dict    # academic|commercial|... -> share of B
+    prior_icc_floor: float       # smallest ICC the prior's strength is computed from
+    rank_rows_per_partition: int  # hosts per partition of the distributed ranking and fills
 
     @classmethod
     def from_params(cls, params: dict) -> AllocatorConfig:
@@ -55,6 +64,8 @@ class AllocatorConfig:
         floors = sum(self.language_floors.values()) + sum(self.tld_category_floors.values())
         if any(v < 0 for v in [*self.language_floors.values(), *self.tld_category_floors.values()]) or floors > 2.0:
             raise ValueError("floors are shares of the budget in [0, 1]")
+        if self.rank_rows_per_partition < 1:
+            raise ValueError("rank_rows_per_partition must be >= 1")
 
     @property
     def explore_reserve(self) -> int:
@@ -62,177 +73,247 @@ class AllocatorConfig:
         return int(round(self.explore_share * self.total_budget))
 
 
-def _category(tld: pd.Series) -> pd.Series:
-    return tld.fillna("").astype(str).map(lambda t: tld_category(t) if t else "other")
+def language_floors(cfg: AllocatorConfig, languages) -> dict:
+    """The language floors in the order they are filled: every language present (sorted) when
+    ``min_share_per_language`` is set, then ``language_floors`` (overriding a share it names)."""
+    floors = {}
+    if cfg.min_share_per_language > 0:
+        floors = {lg: cfg.min_share_per_language for lg in sorted(set(languages))}
+    floors.update(cfg.language_floors)
+    return floors
 
 
-def category_means(sampled: pd.DataFrame) -> dict[str, float]:
-    """Pooled high-quality density of the sampled hosts per TLD macro-category: the estimate of a
-    host nobody sampled (its language is unknown, so the prior is pooled over languages)."""
-    if not len(sampled):
-        return {}
-    sums = sampled.assign(_cat=_category(sampled.tld)).groupby("_cat")[["hq_pages", "n_pages"]].sum()
-    return {str(c): float(hq / n) for c, hq, n in zip(sums.index, sums.hq_pages, sums.n_pages)}
+def group_prior(s_g: np.ndarray, k_g: np.ndarray, h_g: np.ndarray, flags: ICCResult, icc_floor: float) -> Prior:
+    """``adaptive.beta_prior`` from the group sums (high-quality pages ``s_g``, pages ``k_g``, hosts
+    ``h_g`` per group) and the ICC of the hosts' page flags: the same prior, from what a Spark
+    aggregation gives instead of per-host arrays (tests check the two agree)."""
+    s_g, k_g, h_g = (np.asarray(x, dtype=np.float64) for x in (s_g, k_g, h_g))
+    mean = float(np.clip(s_g.sum() / max(k_g.sum(), 1.0), 1e-4, 1 - 1e-4))
+    if flags.hosts < 2 or flags.documents <= flags.hosts:
+        icc = 0.5                    # too few hosts or pages to estimate: a weak prior
+    elif flags.icc1 != flags.icc1:
+        icc = 0.0                    # no variance at all (every flag alike): no host effect to see
+    else:
+        icc = flags.icc1
+    icc = float(min(max(icc, icc_floor), 0.95))
+    n_groups = len(s_g)
+    seen = k_g > 0
+    raw = np.divide(s_g, k_g, out=np.full(n_groups, mean), where=seen)
+    pages_per_host = np.divide(k_g, h_g, out=np.ones(n_groups), where=h_g > 0)
+    noise = np.divide(mean * (1 - mean) * (1 + (pages_per_host - 1) * icc), k_g, out=np.full(n_groups, np.inf),
+                      where=seen)
+    weights = k_g[seen] / k_g[seen].sum() if seen.any() else np.array([])
+    tau2 = max(float((weights * (raw[seen] - mean) ** 2).sum() - (weights * noise[seen]).sum()), 0.0) \
+        if seen.sum() > 1 else 0.0
+    shrink = np.where(seen, tau2 / (tau2 + noise), 0.0) if tau2 > 0 else np.zeros(n_groups)
+    mean_g = np.clip(mean + shrink * (raw - mean), 1e-4, 1 - 1e-4)
+    strength = (1.0 - icc) / icc
+    return Prior(alpha=mean_g * strength, beta=(1.0 - mean_g) * strength, icc=icc, mean=mean)
 
 
-def explore_candidates(index: DataFrame, sampled: pd.DataFrame, cfg: AllocatorConfig, known_column: str,
-                       fetched_column: str) -> pd.DataFrame:
-    """The hosts of the host index nobody sampled that the exploration reserve can pay for, best
-    TLD-category prior first (then most uncrawled known URLs, then name): ``surt_host_name,
-    registered_domain, tld, cap_known``.
+def tld_category_of(tld: Column) -> Column:
+    """The host's TLD macro-category from its ``tld`` column (``crawlplan.hosts.tld_category`` of the
+    TLD; 'other' when it is missing), as ``allocate_table`` assigns it."""
+    text = F.coalesce(tld, F.lit(""))
+    reversed_labels = F.array_join(F.reverse(F.split(F.regexp_replace(text, r"\.+$", ""), r"\.")), ".")
+    return F.when(text == "", F.lit("other")).otherwise(tld_category_column(reversed_labels))
 
-    Ranked and cut in Spark (column expressions: the category rule is ``tld_category_column``), so
-    only as many hosts as the reserve can explore reach the driver, never a host index of tens of
-    millions of hosts."""
-    reserve = cfg.explore_reserve
-    means = category_means(sampled)
-    overall = float(sampled.hq_pages.sum() / sampled.n_pages.sum())
-    category = tld_category_column(F.translate(F.col("surt_host_name"), ",", "."))
-    estimate = F.lit(overall)
-    if means:
-        prior_of = F.create_map(*[x for c, m in sorted(means.items()) for x in (F.lit(c), F.lit(m))])
-        estimate = F.coalesce(F.element_at(prior_of, category), estimate)
-    known = index.sparkSession.createDataFrame(sampled[["surt_host_name"]])
-    candidates = (index.join(known, "surt_host_name", "left_anti")
-                  .select("surt_host_name", F.col("url_host_registered_domain").alias("registered_domain"),
-                          F.col("url_host_tld").alias("tld"),
-                          hostdata.uncrawled_known(known_column, fetched_column).alias("cap_known"))
-                  .withColumn("_estimate", estimate)
-                  .orderBy(F.desc("_estimate"), F.desc("cap_known"), F.asc("surt_host_name"))
-                  .limit(max(1, reserve)))
-    return candidates.drop("_estimate").toPandas()
+
+def _literal_map(values: dict) -> Column:
+    return F.create_map(*[x for key, v in sorted(values.items()) for x in (F.lit(key), F.lit(v))])
+
+
+def _cap(cap_known: Column, cfg: AllocatorConfig) -> Column:
+    cap = F.when(cap_known.isNull(), F.lit(int(cfg.default_cap))).otherwise(cap_known)
+    return F.least(F.greatest(cap, F.lit(0)), F.lit(int(cfg.politeness_max))).cast("long")
+
+
+@dataclass(frozen=True)
+class GroupSums:
+    """The sampled hosts summed per prior group (language x TLD category): all the driver needs."""
+    keys: list            # (language, category), sorted as 'language|category'
+    hosts: np.ndarray
+    hq: np.ndarray
+    pages: np.ndarray
+    flags: ICCResult      # ICC1 of the hosts' page flags (from the summed counts)
+    bad: int              # hosts with n_pages <= 0 or hq_pages outside [0, n_pages]
+
+    def category_means(self) -> dict[str, float]:
+        """Pooled high-quality density per TLD category (the estimate of a host nobody sampled)."""
+        cats = sorted({c for _, c in self.keys})
+        return {c: float(sum(h for (_, k), h in zip(self.keys, self.hq) if k == c)
+                         / sum(n for (_, k), n in zip(self.keys, self.pages) if k == c)) for c in cats}
+
+
+def group_sums(sampled: DataFrame) -> GroupSums:
+    """One bounded aggregation of the sampled rows (``_lang``, ``_cat``, ``n_pages``, ``hq_pages``)."""
+    n, hq = F.col("n_pages").cast("double"), F.col("hq_pages").cast("double")
+    bad = (F.col("n_pages") <= 0) | (F.col("hq_pages") < 0) | (F.col("hq_pages") > F.col("n_pages"))
+    rows = sampled.groupBy("_lang", "_cat").agg(
+        F.count(F.lit(1)).alias("hosts"), F.sum(hq).alias("hq"), F.sum(n).alias("pages"),
+        F.sum(F.when(n > 0, hq * hq / n)).alias("hq_sq_over_n"),
+        F.sum(n * n).alias("pages_sq"), F.sum(bad.cast("long")).alias("bad")).collect()
+    rows = sorted(rows, key=lambda r: f"{r['_lang']}|{r['_cat']}")
+    arr = lambda name: np.array([float(r[name] or 0) for r in rows], dtype=np.float64)  # noqa: E731
+    hosts, hq_, pages = arr("hosts"), arr("hq"), arr("pages")
+    flags = icc1_from_count_sums(int(hosts.sum()), float(pages.sum()), float(hq_.sum()),
+                                 float(arr("hq_sq_over_n").sum()), float(arr("pages_sq").sum()))
+    return GroupSums([(r["_lang"], r["_cat"]) for r in rows], hosts, hq_, pages, flags,
+                     int(arr("bad").sum()))
 
 
 @dataclass(frozen=True)
 class BudgetPlan:
-    budgets: pd.DataFrame       # the ``budgets`` rows, by rank
+    budgets: DataFrame          # the ``budgets`` rows (Spark), sorted by rank
     hosts_sampled: int
     explore_candidates: int | None   # None: no host index, nothing to explore
+    pages_allocated: int
+    hosts_allocated: int
+
+
+def sampled_rows(hosts: DataFrame, cfg: AllocatorConfig) -> DataFrame:
+    """The scored hosts with their prior group (``_lang``, ``_cat``) and cap (``_cap``)."""
+    cap_known = F.col("cap_known") if "cap_known" in hosts.columns else F.lit(None).cast("long")
+    return hosts.select("surt_host_name", "registered_domain", "tld", "language", "n_pages", "hq_pages",
+                        F.coalesce(F.col("language"), F.lit(UNKNOWN_LANGUAGE)).alias("_lang"),
+                        tld_category_of(F.col("tld")).alias("_cat"), _cap(cap_known, cfg).alias("_cap"))
+
+
+def _with_estimate(sampled: DataFrame, sums: GroupSums, prior: Prior, cfg: AllocatorConfig) -> DataFrame:
+    n, hq = F.col("n_pages").cast("double"), F.col("hq_pages").cast("double")
+    estimate = hq / n
+    if cfg.policy == "eb_shrinkage":   # adaptive.posterior_mean (a + s) / (a + b + k) with the group's prior
+        keys = [f"{lang}|{cat}" for lang, cat in sums.keys]
+        key = F.concat_ws("|", "_lang", "_cat")
+        a = F.element_at(_literal_map(dict(zip(keys, prior.alpha.tolist()))), key)
+        b = F.element_at(_literal_map(dict(zip(keys, prior.beta.tolist()))), key)
+        estimate = (a + hq) / (a + b + n)
+    return sampled.select("surt_host_name", "registered_domain", "tld", "language",
+                          F.col("n_pages").cast("int").alias("sample_size"), (hq / n).alias("sampled_density"),
+                          estimate.alias("estimate"), F.lit(cfg.policy).alias("policy"), "_lang", "_cat", "_cap",
+                          F.lit(True).alias("_sampled"))
+
+
+def explore_candidates(index: DataFrame, hosts: DataFrame, cfg: AllocatorConfig, *, category_means: dict,
+                       fallback: float, known_column: str, fetched_column: str) -> DataFrame:
+    """Every host of the host index nobody sampled (a left-anti join), as a budgets row to explore:
+    language unknown, so its estimate is its TLD category's pooled density (``fallback``, the
+    prior's global mean, for a category no sampled host has). How many of them the reserve pays
+    for is the explore fill's business, along the rank."""
+    category = tld_category_of(F.col("tld"))
+    estimate = F.lit(float(fallback))
+    if category_means:
+        estimate = F.coalesce(F.element_at(_literal_map(category_means), category), estimate)
+    return (index.join(hosts.select("surt_host_name"), "surt_host_name", "left_anti")
+            .select("surt_host_name", F.col("url_host_registered_domain").alias("registered_domain"),
+                    F.col("url_host_tld").alias("tld"),
+                    hostdata.uncrawled_known(known_column, fetched_column).alias("_known"))
+            .select("surt_host_name", "registered_domain", "tld", F.lit(None).cast("string").alias("language"),
+                    F.lit(0).cast("int").alias("sample_size"), F.lit(None).cast("double").alias("sampled_density"),
+                    estimate.alias("estimate"), F.lit("explore").alias("policy"),
+                    F.lit(UNKNOWN_LANGUAGE).alias("_lang"), category.alias("_cat"),
+                    _cap(F.col("_known"), cfg).alias("_cap"), F.lit(False).alias("_sampled")))
+
+
+def _running_room(df: DataFrame, room: Column, cfg: AllocatorConfig, segment: str | None = None):
+    """The room of the rows before each row along the rank (``_before``; within ``segment``) and
+    each segment's total room: the two halves of a fill meet at the budget."""
+    return prefix_sums(df.withColumn("_room", room), "_room", [F.col("rank")], out="_before",
+                       rows_per_partition=cfg.rank_rows_per_partition, segment=segment, position="rank")
+
+
+def _give(summed: DataFrame, budget, label: Column, *, segment: str | None = None, new_only: bool = False):
+    """Pages along the rank up to each row's room until ``budget`` is spent (a segment -> budget
+    dict with ``segment``): ``_alloc`` grows by them and ``reason`` becomes ``label`` where a row
+    gets pages (``new_only``: only where it had none)."""
+    if segment is None:
+        want = F.lit(int(budget))
+    elif budget:
+        want = F.coalesce(F.element_at(_literal_map({str(k): int(v) for k, v in budget.items()}),
+                                       F.col(segment).cast("string")), F.lit(0))
+    else:
+        want = F.lit(0)
+    give = F.greatest(F.lit(0), F.least(F.col("_room"), want - F.col("_before"))).cast("long")
+    hit = (F.col("_give") > 0) & (F.col("_alloc") == 0) if new_only else F.col("_give") > 0
+    return (summed.withColumn("_give", give).withColumn("reason", F.when(hit, label).otherwise(F.col("reason")))
+            .withColumn("_alloc", F.col("_alloc") + F.col("_give")).drop("_room", "_before", "_give")
+            .localCheckpoint(eager=True))   # the next fill starts from here, not from the whole lineage
+
+
+def _chain(floors: list, room: dict, placed: dict, left: int, total: int) -> tuple[dict, int]:
+    """Floors filled one after another: each wants its share of the budget less what its members
+    already hold, at most what is left; returns the budget of each floor and what is left after."""
+    wants = {}
+    for value, share in floors:
+        want = min(int(round(share * total)) - int(placed.get(value, 0)), left)
+        if want <= 0:
+            continue
+        wants[value] = want
+        left -= min(want, int(room.get(value, 0)))
+    return wants, left
 
 
 def plan_budgets(hosts: DataFrame, index: DataFrame | None, cfg: AllocatorConfig, *, classifier: str,
                  known_column: str, fetched_column: str) -> BudgetPlan:
     """The whole allocation from the per-host table (``hostdata.host_counts`` + ``with_host_index``)
-    and one crawl of the host index: sampled hosts on the driver, exploration candidates cut in
-    Spark, then ``allocate``."""
-    sampled = hostdata.to_pandas_hosts(hosts)
-    if sampled.empty:
+    and one crawl of the host index, as Spark transformations: prior from group sums, estimate,
+    rank, then the fills (exploration reserve, language floors, TLD-category floors, the rest in
+    rank order), each a running sum along the rank."""
+    sampled = sampled_rows(hosts, cfg)
+    sums = group_sums(sampled)
+    if not sums.hosts.sum():
         raise ValueError(f"no host has a '{classifier}' score: nothing to allocate")
-    unsampled = None
-    if index is not None and cfg.explore_reserve > 0:
-        unsampled = explore_candidates(index, sampled, cfg, known_column, fetched_column)
-    return BudgetPlan(allocate(sampled, unsampled, cfg), len(sampled),
-                      None if unsampled is None else len(unsampled))
-
-
-def _fill(order: np.ndarray, room: np.ndarray, budget: int) -> np.ndarray:
-    """Integer pages along ``order`` up to ``room`` each until ``budget`` is spent."""
-    give = np.zeros(len(room), dtype=np.int64)
-    if budget <= 0 or not len(order):
-        return give
-    cum = np.cumsum(room[order])
-    full = int(np.searchsorted(cum, budget, side="right"))
-    give[order[:full]] = room[order[:full]]
-    if full < len(order):
-        give[order[full]] = budget - (int(cum[full - 1]) if full else 0)
-    return give
-
-
-def allocate(sampled: pd.DataFrame, unsampled: pd.DataFrame | None, cfg: AllocatorConfig) -> pd.DataFrame:
-    """``sampled``: surt_host_name, registered_domain, tld, language, n_pages, hq_pages, cap_known
-    (nullable). ``unsampled``: surt_host_name, registered_domain, tld, cap_known — hosts the
-    host index knows but nobody scored. Returns the ``budgets`` rows, sorted by rank."""
-    s = sampled.reset_index(drop=True).copy()
-    n = s.n_pages.to_numpy(dtype=np.float64)
-    hq = s.hq_pages.to_numpy(dtype=np.float64)
-    if (n <= 0).any() or (hq < 0).any() or (hq > n).any():
+    if sums.bad:
         raise ValueError("sampled hosts need n_pages > 0 and 0 <= hq_pages <= n_pages")
-    lang = s.language.fillna(UNKNOWN_LANGUAGE).astype(str)
-    cat = _category(s.tld)
-    groups, gidx = np.unique((lang + "|" + cat).to_numpy(), return_inverse=True)
-    prior = beta_prior(hq, n, gidx, len(groups))
-    density = hq / n
-    if cfg.policy == "eb_shrinkage":
-        estimate = posterior_mean(hq, n, prior.alpha[gidx], prior.beta[gidx])
-    else:
-        estimate = density
-    s["sample_size"] = n.astype(np.int64)
-    s["sampled_density"] = density
-    s["estimate"] = estimate
-    s["policy"] = cfg.policy
-    s["_lang"], s["_cat"] = lang, cat
-
-    u = (unsampled.reset_index(drop=True).copy() if unsampled is not None and len(unsampled)
-         else pd.DataFrame(columns=["surt_host_name", "registered_domain", "tld", "cap_known"]))
-    u = u[~u.surt_host_name.isin(s.surt_host_name)].reset_index(drop=True)
-    u_cat = _category(u.tld) if len(u) else pd.Series([], dtype=object)
-    # unsampled hosts: language unknown, so the prior of their TLD category pooled over languages
-    cat_mean = category_means(s)
-    u["language"] = None
-    u["sample_size"] = 0
-    u["sampled_density"] = np.nan
-    u["estimate"] = [cat_mean.get(c, prior.mean) for c in u_cat]
-    u["policy"] = "explore"
-    u["_lang"], u["_cat"] = UNKNOWN_LANGUAGE, u_cat
-
-    rows = pd.concat([s, u], ignore_index=True) if len(u) else s
-    cap_known = pd.to_numeric(rows.get("cap_known"), errors="coerce")
-    cap = np.where(cap_known.isna(), cfg.default_cap, cap_known.fillna(0)).astype(np.int64)
-    cap = np.minimum(np.maximum(cap, 0), cfg.politeness_max)
-    rank_order = np.lexsort((rows.surt_host_name.to_numpy(), -rows.sample_size.to_numpy(),
-                             -rows.estimate.to_numpy(dtype=np.float64)))
-    rank = np.empty(len(rows), dtype=np.int64)
-    rank[rank_order] = np.arange(1, len(rows) + 1)
-    is_explore = (rows.policy == "explore").to_numpy()
-    alloc = np.zeros(len(rows), dtype=np.int64)
-    reason = np.array(["below_cutoff"] * len(rows), dtype=object)
-    reason[cap == 0] = "no_capacity"
-
+    prior = group_prior(sums.hq, sums.pages, sums.hosts, sums.flags, cfg.prior_icc_floor)
+    table = _with_estimate(sampled, sums, prior, cfg)
+    explore = None
+    if index is not None and cfg.explore_reserve > 0:
+        explore = explore_candidates(index, hosts, cfg, category_means=sums.category_means(), fallback=prior.mean,
+                                     known_column=known_column, fetched_column=fetched_column)
+        table = table.unionByName(explore)
+    order = [F.desc("estimate"), F.desc("sample_size"), F.asc("surt_host_name")]
+    ranked, _ = prefix_sums(table.withColumn("_one", F.lit(1)), "_one", order, out="rank",
+                            rows_per_partition=cfg.rank_rows_per_partition)
+    df = (ranked.withColumn("rank", F.col("rank") + 1).drop("_one").withColumn("_alloc", F.lit(0).cast("long"))
+          .withColumn("reason", F.when(F.col("_cap") == 0, "no_capacity").otherwise("below_cutoff"))
+          .localCheckpoint(eager=True))
+    sampled_room = lambda: F.when(F.col("_sampled"), F.col("_cap") - F.col("_alloc")).otherwise(0)  # noqa: E731
+    total, left = cfg.total_budget, cfg.total_budget
     # 1. exploration reserve: the next sample of hosts nobody scored, best group prior first
-    reserve = cfg.explore_reserve if is_explore.any() else 0
-    ex_order = rank_order[is_explore[rank_order]]
-    room = np.where(is_explore, np.minimum(cap, cfg.explore_pages), 0)
-    give = _fill(ex_order, room, reserve)
-    alloc += give
-    reason[give > 0] = "explore"
-    left = cfg.total_budget - int(give.sum())
-
-    # 2. floors (language, then TLD macro-category), best-ranked sampled hosts of the group first
-    sampled_mask = ~is_explore
-    floors = [("language", lang_, share) for lang_, share in _language_floors(cfg, lang).items()]
-    floors += [("tld_category", c, share) for c, share in cfg.tld_category_floors.items()]
-    for kind, value, share in floors:
-        col = rows._lang if kind == "language" else rows._cat
-        member = sampled_mask & (col == value).to_numpy()
-        want = int(round(share * cfg.total_budget)) - int(alloc[member].sum())
-        want = min(want, left)
-        if want <= 0:
-            continue
-        order = rank_order[member[rank_order]]
-        give = _fill(order, cap - alloc, want)
-        alloc += give
-        reason[give > 0] = f"floor:{kind}={value}"
-        left -= int(give.sum())
-
+    if explore is not None:
+        room = F.when(F.col("_sampled"), 0).otherwise(F.least(F.col("_cap"), F.lit(int(cfg.explore_pages))))
+        summed, room_total = _running_room(df, room, cfg)
+        df = _give(summed, cfg.explore_reserve, F.lit("explore"))
+        left -= min(cfg.explore_reserve, room_total.get("", 0))
+    # 2. floors (language, then TLD macro-category), best-ranked sampled hosts of the group first;
+    # the groups of one kind are disjoint, so each kind is one fill with a budget per group
+    lang_floors = list(language_floors(cfg, sorted({lang for lang, _ in sums.keys})).items())
+    if lang_floors:
+        summed, room_total = _running_room(df, sampled_room(), cfg, "_lang")
+        wants, left = _chain(lang_floors, room_total, {}, left, total)
+        if wants:
+            df = _give(summed, wants, F.concat(F.lit("floor:language="), F.col("_lang")), segment="_lang")
+    cat_floors = list(cfg.tld_category_floors.items())
+    if cat_floors:
+        placed = {r["_cat"]: int(r["placed"] or 0) for r in df.where(F.col("_sampled")).groupBy("_cat")
+                  .agg(F.sum("_alloc").alias("placed")).collect()}
+        summed, room_total = _running_room(df, sampled_room(), cfg, "_cat")
+        wants, left = _chain(cat_floors, room_total, placed, left, total)
+        if wants:
+            df = _give(summed, wants, F.concat(F.lit("floor:tld_category="), F.col("_cat")), segment="_cat")
     # 3. everything else in rank order
-    order = rank_order[sampled_mask[rank_order]]
-    give = _fill(order, cap - alloc, left)
-    newly = (give > 0) & (alloc == 0)
-    alloc += give
-    reason[newly] = "rank"
-    capped = (alloc > 0) & (alloc == cap) & (cap == cfg.politeness_max)
-    reason[capped] = [f"{r};capped:politeness" for r in reason[capped]]
-
-    out = rows.assign(allocated_pages=alloc, rank=rank, reason=reason)
-    out["sample_size"] = out.sample_size.astype("int64")
-    out["sampled_density"] = out.sampled_density.astype("float64")
-    out["estimate"] = out.estimate.astype("float64")
-    return out.sort_values(["rank"], kind="stable")[BUDGET_COLUMNS].reset_index(drop=True)
-
-
-def _language_floors(cfg: AllocatorConfig, lang: pd.Series) -> dict:
-    floors = {}
-    if cfg.min_share_per_language > 0:
-        floors = {lg: cfg.min_share_per_language for lg in sorted(set(lang))}
-    floors.update(cfg.language_floors)
-    return floors
+    summed, _ = _running_room(df, sampled_room(), cfg)
+    df = _give(summed, left, F.lit("rank"), new_only=True)
+    capped = (F.col("_alloc") > 0) & (F.col("_alloc") == F.col("_cap")) & (F.col("_cap") == int(cfg.politeness_max))
+    budgets = df.select(*[F.col(c) for c in BUDGET_COLUMNS if c not in ("allocated_pages", "rank", "reason")],
+                        F.col("_alloc").alias("allocated_pages"), "rank",
+                        F.when(capped, F.concat(F.col("reason"), F.lit(";capped:politeness")))
+                        .otherwise(F.col("reason")).alias("reason")).select(*BUDGET_COLUMNS)
+    counts = budgets.agg(F.sum((F.col("policy") != "explore").cast("long")).alias("sampled"),
+                         F.sum((F.col("policy") == "explore").cast("long")).alias("explore"),
+                         F.sum("allocated_pages").alias("pages"),
+                         F.sum((F.col("allocated_pages") > 0).cast("long")).alias("funded")).first()
+    return BudgetPlan(budgets.orderBy("rank"), int(counts["sampled"] or 0),
+                      None if explore is None else int(counts["explore"] or 0), int(counts["pages"] or 0),
+                      int(counts["funded"] or 0))

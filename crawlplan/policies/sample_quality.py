@@ -5,13 +5,15 @@ For each k the sampled plan is compared with the plan the full extract gives, on
 - host rank correlation: Spearman between each host's density (share of pages above the
   threshold) from its k-page sample and from all its pages;
 - ICC1 of the page scores (or of the 0/1 flags) on the sample against all pages;
-- budgets: the allocator (``policies.allocate``, empirical-Bayes ranking) run on the sample and on
-  all pages, each plan's yield (expected high-quality pages: allocated pages x the host's true
-  density) as a share of the oracle's (pages given to the truly densest hosts first, up to each
-  host's size). The truth is the full extract's density: the best any plan from this crawl knows.
+- budgets: the allocator (``policies.allocate_table``, the in-memory twin of the Spark one,
+  empirical-Bayes ranking) run on the sample and on all pages, each plan's yield (expected
+  high-quality pages: allocated pages x the host's true density) as a share of the oracle's
+  (pages given to the truly densest hosts first, up to each host's size). The truth is the full
+  extract's density: the best any plan from this crawl knows.
 
 Spark-free: the host tables come from the columnar-index draw (Spark) or from the calibrated
-population (numpy).
+population (numpy), and the studies run many plans on tables of a bench's size, so they use the
+in-memory allocator, the same function the Spark allocator is tested against.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from crawlplan.policies.allocate import AllocatorConfig, allocate
+from crawlplan.policies.allocate import AllocatorConfig
+from crawlplan.policies.allocate_table import allocate
 from crawlplan.policies.population import Population
 from crawlplan.stats.reference import icc1, icc1_from_counts
 

@@ -75,6 +75,16 @@ def icc1_from_counts(n, s) -> ICCResult:
     return icc1_from_sums(len(n), int(total), float(np.sum(n ** 2)), ss_between, ss_within)
 
 
+def icc1_from_count_sums(hosts: int, n_total: float, s_total: float, sum_s_sq_over_n: float,
+                         sum_n_sq: float) -> ICCResult:
+    """``icc1_from_counts`` from the sums over hosts a distributed aggregation gives: hosts with
+    n > 0, N = sum n, S = sum s, sum s^2 / n and sum n^2 (SSB = sum s^2/n - S^2/N, SSW = S - sum s^2/n)."""
+    grand = s_total / n_total if n_total else float("nan")
+    ss_between = sum_s_sq_over_n - s_total * grand
+    ss_within = s_total - sum_s_sq_over_n
+    return icc1_from_sums(int(hosts), int(n_total), float(sum_n_sq), ss_between, ss_within)
+
+
 def icc1(values, groups) -> ICCResult:
     """ICC1 of ``values`` grouped by ``groups`` (any hashable labels), NaNs dropped."""
     values = np.asarray(values, dtype=float)

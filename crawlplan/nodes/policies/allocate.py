@@ -23,11 +23,10 @@ def run(ctx) -> dict:
                         fetched_column=table.fetched_column)
     if plan.explore_candidates is not None:
         ctx.count("explore_candidates", plan.explore_candidates)
-    allocated = int(plan.budgets.allocated_pages.sum())
     ctx.count("hosts_sampled", plan.hosts_sampled)
-    ctx.count("pages_allocated", allocated)
-    ctx.count("hosts_allocated", int((plan.budgets.allocated_pages > 0).sum()))
-    if allocated < cfg.total_budget:
-        ctx.note(f"only {allocated:,} of {cfg.total_budget:,} pages could be allocated: "
+    ctx.count("pages_allocated", plan.pages_allocated)
+    ctx.count("hosts_allocated", plan.hosts_allocated)
+    if plan.pages_allocated < cfg.total_budget:
+        ctx.note(f"only {plan.pages_allocated:,} of {cfg.total_budget:,} pages could be allocated: "
                  "the hosts' caps (uncrawled known URLs, politeness maximum) bind")
-    return {"budgets": conform(plan.budgets, "budgets", spark=ctx.spark)}
+    return {"budgets": conform(plan.budgets, "budgets")}
