@@ -306,9 +306,8 @@ def test_prefix_sums_along_a_global_order_with_segments(spark):
     assert totals == {s: int(v) for s, v in pdf.groupby("seg").v.sum().items()}
 
 
-def test_group_prior_from_sums_is_beta_prior():
-    from crawlplan.policies.adaptive import beta_prior
-    from crawlplan.policies.allocate import group_prior
+def test_prior_from_spark_sums_is_beta_prior():
+    from crawlplan.policies.adaptive import beta_prior, prior_from_sums
     from crawlplan.stats.reference import icc1_from_count_sums, icc1_from_counts
 
     rng = np.random.default_rng(5)
@@ -321,7 +320,7 @@ def test_group_prior_from_sums_is_beta_prior():
         assert sums.hosts == direct.hosts and sums.documents == direct.documents
         assert (np.isnan(sums.icc1) and np.isnan(direct.icc1)) or sums.icc1 == pytest.approx(direct.icc1, abs=1e-12)
         want = beta_prior(s, k, group, groups_n, icc_floor=0.02)
-        got = group_prior(*(np.bincount(group, weights=w, minlength=groups_n) for w in (s, k, np.ones(hosts_n))),
+        got = prior_from_sums(*(np.bincount(group, weights=w, minlength=groups_n) for w in (s, k, np.ones(hosts_n))),
                           sums, 0.02)
         assert got.icc == pytest.approx(want.icc, abs=1e-12) and got.mean == want.mean
         np.testing.assert_allclose(got.alpha, want.alpha, rtol=1e-12)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from crawlplan.policies.population import Population, page_orders
-from crawlplan.stats.reference import icc1_from_counts
+from crawlplan.stats.reference import ICCResult, icc1_from_counts
 
 TAUS = (0.06, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 _SIZE_EDGES = np.array([3, 4, 5, 6, 8, 11, 16, 25, 40, 70, 130, 300, 1000])
@@ -57,18 +57,25 @@ def beta_prior(s: np.ndarray, k: np.ndarray, group: np.ndarray, n_groups: int, i
     seen on few pages, fall back to the global mean instead of getting a noisy prior."""
     s = np.asarray(s, dtype=np.float64)
     k = np.asarray(k, dtype=np.float64)
-    mean = float(np.clip(s.sum() / max(k.sum(), 1.0), 1e-4, 1 - 1e-4))
-    flags_icc = icc1_from_counts(k, s)
-    if flags_icc.hosts < 2 or flags_icc.documents <= flags_icc.hosts:
+    return prior_from_sums(np.bincount(group, weights=s, minlength=n_groups),
+                           np.bincount(group, weights=k, minlength=n_groups),
+                           np.bincount(group, minlength=n_groups), icc1_from_counts(k, s), icc_floor)
+
+
+def prior_from_sums(s_g: np.ndarray, k_g: np.ndarray, h_g: np.ndarray, flags: ICCResult, icc_floor: float) -> Prior:
+    """``beta_prior`` from the group sums (high-quality pages ``s_g``, pages ``k_g``, hosts ``h_g``
+    per group) and the ICC of the hosts' page flags: what a Spark aggregation gives (the allocator)
+    and what ``beta_prior`` computes from per-host arrays, one rule for both."""
+    s_g, k_g, h_g = (np.asarray(x, dtype=np.float64) for x in (s_g, k_g, h_g))
+    mean = float(np.clip(s_g.sum() / max(k_g.sum(), 1.0), 1e-4, 1 - 1e-4))
+    if flags.hosts < 2 or flags.documents <= flags.hosts:
         icc = 0.5                    # too few hosts or pages to estimate: a weak prior
-    elif flags_icc.icc1 != flags_icc.icc1:
+    elif flags.icc1 != flags.icc1:
         icc = 0.0                    # no variance at all (every flag alike): no host effect to see
     else:
-        icc = flags_icc.icc1
+        icc = flags.icc1
     icc = float(min(max(icc, icc_floor), 0.95))
-    s_g = np.bincount(group, weights=s, minlength=n_groups)
-    k_g = np.bincount(group, weights=k, minlength=n_groups)
-    h_g = np.bincount(group, minlength=n_groups).astype(np.float64)
+    n_groups = len(s_g)
     seen = k_g > 0
     raw = np.divide(s_g, k_g, out=np.full(n_groups, mean), where=seen)
     pages_per_host = np.divide(k_g, h_g, out=np.ones(n_groups), where=h_g > 0)

@@ -25,9 +25,9 @@ from pyspark.sql import functions as F
 
 from crawlplan.conf import settings_from
 from crawlplan.policies import hostdata
-from crawlplan.policies.adaptive import Prior
+from crawlplan.policies.adaptive import Prior, prior_from_sums
 from crawlplan.policies.ranking import prefix_sums
-from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE, tld_category_column
+from crawlplan.stats.host_stats import UNKNOWN_LANGUAGE
 from crawlplan.stats.reference import ICCResult, icc1_from_count_sums
 
 BUDGET_COLUMNS = ["surt_host_name", "registered_domain", "tld", "language", "sample_size", "sampled_density",
@@ -81,42 +81,6 @@ def language_floors(cfg: AllocatorConfig, languages) -> dict:
         floors = {lg: cfg.min_share_per_language for lg in sorted(set(languages))}
     floors.update(cfg.language_floors)
     return floors
-
-
-def group_prior(s_g: np.ndarray, k_g: np.ndarray, h_g: np.ndarray, flags: ICCResult, icc_floor: float) -> Prior:
-    """``adaptive.beta_prior`` from the group sums (high-quality pages ``s_g``, pages ``k_g``, hosts
-    ``h_g`` per group) and the ICC of the hosts' page flags: the same prior, from what a Spark
-    aggregation gives instead of per-host arrays (tests check the two agree)."""
-    s_g, k_g, h_g = (np.asarray(x, dtype=np.float64) for x in (s_g, k_g, h_g))
-    mean = float(np.clip(s_g.sum() / max(k_g.sum(), 1.0), 1e-4, 1 - 1e-4))
-    if flags.hosts < 2 or flags.documents <= flags.hosts:
-        icc = 0.5                    # too few hosts or pages to estimate: a weak prior
-    elif flags.icc1 != flags.icc1:
-        icc = 0.0                    # no variance at all (every flag alike): no host effect to see
-    else:
-        icc = flags.icc1
-    icc = float(min(max(icc, icc_floor), 0.95))
-    n_groups = len(s_g)
-    seen = k_g > 0
-    raw = np.divide(s_g, k_g, out=np.full(n_groups, mean), where=seen)
-    pages_per_host = np.divide(k_g, h_g, out=np.ones(n_groups), where=h_g > 0)
-    noise = np.divide(mean * (1 - mean) * (1 + (pages_per_host - 1) * icc), k_g, out=np.full(n_groups, np.inf),
-                      where=seen)
-    weights = k_g[seen] / k_g[seen].sum() if seen.any() else np.array([])
-    tau2 = max(float((weights * (raw[seen] - mean) ** 2).sum() - (weights * noise[seen]).sum()), 0.0) \
-        if seen.sum() > 1 else 0.0
-    shrink = np.where(seen, tau2 / (tau2 + noise), 0.0) if tau2 > 0 else np.zeros(n_groups)
-    mean_g = np.clip(mean + shrink * (raw - mean), 1e-4, 1 - 1e-4)
-    strength = (1.0 - icc) / icc
-    return Prior(alpha=mean_g * strength, beta=(1.0 - mean_g) * strength, icc=icc, mean=mean)
-
-
-def tld_category_of(tld: Column) -> Column:
-    """The host's TLD macro-category from its ``tld`` column (``crawlplan.hosts.tld_category`` of the
-    TLD; 'other' when it is missing), as ``allocate_table`` assigns it."""
-    text = F.coalesce(tld, F.lit(""))
-    reversed_labels = F.array_join(F.reverse(F.split(F.regexp_replace(text, r"\.+$", ""), r"\.")), ".")
-    return F.when(text == "", F.lit("other")).otherwise(tld_category_column(reversed_labels))
 
 
 def _literal_map(values: dict) -> Column:
@@ -176,7 +140,7 @@ def sampled_rows(hosts: DataFrame, cfg: AllocatorConfig) -> DataFrame:
     cap_known = F.col("cap_known") if "cap_known" in hosts.columns else F.lit(None).cast("long")
     return hosts.select("surt_host_name", "registered_domain", "tld", "language", "n_pages", "hq_pages",
                         F.coalesce(F.col("language"), F.lit(UNKNOWN_LANGUAGE)).alias("_lang"),
-                        tld_category_of(F.col("tld")).alias("_cat"), _cap(cap_known, cfg).alias("_cap"))
+                        hostdata.tld_category_of(F.col("tld")).alias("_cat"), _cap(cap_known, cfg).alias("_cap"))
 
 
 def _with_estimate(sampled: DataFrame, sums: GroupSums, prior: Prior, cfg: AllocatorConfig) -> DataFrame:
@@ -200,7 +164,7 @@ def explore_candidates(index: DataFrame, hosts: DataFrame, cfg: AllocatorConfig,
     language unknown, so its estimate is its TLD category's pooled density (``fallback``, the
     prior's global mean, for a category no sampled host has). How many of them the reserve pays
     for is the explore fill's business, along the rank."""
-    category = tld_category_of(F.col("tld"))
+    category = hostdata.tld_category_of(F.col("tld"))
     estimate = F.lit(float(fallback))
     if category_means:
         estimate = F.coalesce(F.element_at(_literal_map(category_means), category), estimate)
@@ -265,7 +229,7 @@ def plan_budgets(hosts: DataFrame, index: DataFrame | None, cfg: AllocatorConfig
         raise ValueError(f"no host has a '{classifier}' score: nothing to allocate")
     if sums.bad:
         raise ValueError("sampled hosts need n_pages > 0 and 0 <= hq_pages <= n_pages")
-    prior = group_prior(sums.hq, sums.pages, sums.hosts, sums.flags, cfg.prior_icc_floor)
+    prior = prior_from_sums(sums.hq, sums.pages, sums.hosts, sums.flags, cfg.prior_icc_floor)
     table = _with_estimate(sampled, sums, prior, cfg)
     explore = None
     if index is not None and cfg.explore_reserve > 0:

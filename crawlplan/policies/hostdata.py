@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.conf import settings_from
@@ -145,12 +145,19 @@ def population_from_pandas(pdf: pd.DataFrame) -> Population:
                            cc_fetched=None if cc is None else np.nan_to_num(cc, nan=0.0))
 
 
+def tld_category_of(tld: Column) -> Column:
+    """The host's TLD macro-category from its ``tld`` column (``crawlplan.hosts.tld_category`` of the
+    TLD; 'other' when it is missing), as ``allocate_table`` assigns it."""
+    text = F.coalesce(tld, F.lit(""))
+    reversed_labels = F.array_join(F.reverse(F.split(F.regexp_replace(text, r"\.+$", ""), r"\.")), ".")
+    return F.when(text == "", F.lit("other")).otherwise(tld_category_column(reversed_labels))
+
+
 def sweep_table(hosts: DataFrame) -> DataFrame:
     """The host table of ``policies.sweep``: host, n, hq, tld, grp, log_hc, log_pr, cc; ``grp`` is
     the prior group (primary language x TLD macro-category, as ``group_key``); a missing Common
     Crawl budget counts as 0 pages fetched, as ``population_from_pandas`` does."""
-    category = F.when(F.coalesce(F.col("tld"), F.lit("")) == "", F.lit("other")) \
-        .otherwise(tld_category_column(F.col("tld")))
+    category = tld_category_of(F.col("tld"))
     cc = F.col("cc_budget") if "cc_budget" in hosts.columns else F.lit(None).cast("double")
     has_cc = hosts.agg(F.count(cc)).head()[0] > 0
     return hosts.select(
