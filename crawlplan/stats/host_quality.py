@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.conf import Settings
-from crawlplan.stats import reference
+from crawlplan.stats import host_sample, reference
+from crawlplan.stats.ranks import group_spearman
 from crawlplan.stats.host_stats import tld_category_column
 
 GROUP = ("crawl", "source")
@@ -52,6 +52,7 @@ class HostQualitySettings(Settings):
     alpha: float
     seed: int
     www_convention: str
+    max_hosts_per_group: int
 
     def __post_init__(self):
         if not self.known_columns or not self.fetched_columns:
@@ -106,31 +107,27 @@ def host_quality(coverage: DataFrame, density: DataFrame, *, by_crawl_density: b
         "coverage_median", "density_p90")
 
 
-def _spearman_group(pdf: pd.DataFrame, replicates: int, seed: int, alpha: float) -> pd.DataFrame:
-    pdf = pdf.sort_values("rev_host", kind="mergesort")
-    crawl, source = pdf["crawl"].iloc[0], pdf["source"].iloc[0]
-    x, y = pdf["coverage"].to_numpy(float), pdf["density"].to_numpy(float)
-    rho = reference.spearman(x, y) if len(pdf) >= 3 else float("nan")
-    lo, hi = reference.bootstrap_spearman(x, y, replicates, reference.group_seed(seed, "coverage", crawl, source), alpha)
-    return pd.DataFrame([{"crawl": crawl, "source": source, "spearman_coverage_density": rho,
-                          "ci_low": lo, "ci_high": hi}])
-
-
-def coverage_summary(hq: DataFrame, low_coverage: float = 0.2, *, replicates: int = 200, seed: int = 0,
-                     alpha: float = 0.05) -> DataFrame:
+def coverage_summary(hq: DataFrame, low_coverage: float, *, replicates: int, seed: int, alpha: float,
+                     max_hosts_per_group: int) -> DataFrame:
     """One row per (crawl, source): Table 1 and the §4.4 totals.
 
-    Spearman(coverage, density) and its host-bootstrap CI run per group in ``applyInPandas``
-    (a group is one crawl's hosts of one source, a few million rows at most); the totals are
-    plain aggregations.
+    Spearman(coverage, density) is exact, by distributed ranks and aggregations
+    (``ranks.group_spearman``); its host-bootstrap CI runs on the group's seeded sample of at
+    most ``max_hosts_per_group`` hosts (``host_sample``: the whole group when it is that small,
+    else endpoints rescaled to the group's size, error stated there), so no worker holds a
+    whole crawl. The totals are plain aggregations.
     """
     reference.check_bootstrap(replicates, alpha)
-
-    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _spearman_group(pdf, replicates, seed, alpha)
-
-    rho = hq.select("crawl", "source", "rev_host", "coverage", "density").groupBy(*GROUP).applyInPandas(
-        fn, "crawl string, source string, spearman_coverage_density double, ci_low double, ci_high double")
+    pairs = hq.select("crawl", "source", "rev_host", "coverage", "density")
+    rho = group_spearman(pairs, list(GROUP), "coverage", "density")
+    sample = host_sample.sampled_statistics(pairs, list(GROUP), "rev_host", "coverage", "density",
+                                            max_hosts=max_hosts_per_group, replicates=replicates, seed=seed,
+                                            alpha=alpha, seed_prefix=("coverage",), kendall=False)
+    rho = rho.join(sample, list(GROUP)).select(
+        *GROUP, F.col("_spearman").alias("spearman_coverage_density"),
+        host_sample.rescaled(F.col("_q_low"), F.col("_spearman"), F.col("_n")).alias("ci_low"),
+        host_sample.rescaled(F.col("_q_high"), F.col("_spearman"), F.col("_n")).alias("ci_high"),
+        F.col("_sampled").alias("sampled_hosts"))
     totals = hq.groupBy(*GROUP).agg(
         F.count(F.lit(1)).cast("long").alias("hosts"),
         F.sum(F.col("gem").cast("long")).cast("long").alias("gems"),
@@ -145,7 +142,7 @@ def coverage_summary(hq: DataFrame, low_coverage: float = 0.2, *, replicates: in
     )
     share = lambda num, den: F.when(F.col(den) > 0, F.col(num) / F.col(den))  # noqa: E731
     return totals.join(rho, list(GROUP), "left").select(
-        "crawl", "source", "hosts", "spearman_coverage_density", "ci_low", "ci_high", "gems",
+        "crawl", "source", "hosts", "spearman_coverage_density", "ci_low", "ci_high", "sampled_hosts", "gems",
         (F.col("gems") / F.col("hosts")).alias("gem_share_of_hosts"), "known", "fetched",
         "coverage_clipped_hosts", "missed_hq", "missed_hq_on_gems",
         share("missed_hq_on_gems", "missed_hq").alias("missed_share_on_gems"),
