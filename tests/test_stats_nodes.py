@@ -174,3 +174,6 @@ def test_host_quality_on_demo(demo_run):
     assert np.allclose(per.h, 1.0) and np.allclose(per.m.dropna(), 1.0)
     tld = _read(spark, out, "missed_by_tld")
     assert np.allclose(tld.groupby(["crawl", "source"]).share_of_hosts.sum(), 1.0)
+    medians = hq.assign(tld=hq.tld.fillna("")).groupby(["crawl", "source", "tld"]).coverage.median()
+    got = tld.set_index(["crawl", "source", "tld"]).median_coverage
+    assert len(got) == len(medians) and np.allclose(got.loc[medians.index], medians, atol=1e-12, rtol=0)

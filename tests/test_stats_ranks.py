@@ -120,3 +120,11 @@ def test_quantiles_collect_one_row_per_tied_order_statistic(spark, monkeypatch):
     monkeypatch.undo()
     assert collected and max(collected) <= 2
     assert got[("g",)] == pytest.approx(list(np.quantile(vals, [0.5, 0.99])), abs=1e-12)
+
+
+def test_quantile_frame_is_one_row_per_group_with_numpy_percentiles(spark):
+    data = {"a": np.round(np.random.default_rng(1).random(57), 1), "b": np.array([2.0, 4.0])}
+    got = {r.g: r for r in ranks.quantile_frame(_long(spark, data), ["g"], "v", [0.5, 0.9], ["p50", "p90"]).collect()}
+    assert set(got) == {"a", "b"}
+    for g, vals in data.items():
+        assert (got[g].p50, got[g].p90) == pytest.approx(tuple(np.quantile(vals, [0.5, 0.9])), abs=1e-12)

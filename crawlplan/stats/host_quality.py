@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.conf import Settings
 from crawlplan.stats import host_sample, reference
-from crawlplan.stats.ranks import group_spearman
+from crawlplan.stats.ranks import group_spearman, quantile_frame
 from crawlplan.stats.host_stats import tld_category_column
 
 GROUP = ("crawl", "source")
@@ -89,15 +90,17 @@ def host_quality(coverage: DataFrame, density: DataFrame, *, by_crawl_density: b
 
     ``density`` has ``rev_host, source, density, density_docs`` (and ``crawl`` when
     ``by_crawl_density``, as GneissWeb annotations do). Gem thresholds are exact percentiles per
-    (crawl, source) computed by aggregation and joined back.
+    (crawl, source) (linear interpolation, as numpy and Spark's ``percentile``) from distributed
+    ranks of the distinct values (``ranks.quantile_frame``), joined back: no task holds a crawl's
+    values, and only a row per (crawl, source) reaches the driver.
     """
     keys = ["rev_host", "crawl"] if by_crawl_density else ["rev_host"]
     joined = coverage.join(density, keys, "inner")
     missed = F.greatest(F.col("known") - F.col("fetched"), F.lit(0)) * F.col("density")
     joined = joined.withColumn("missed_hq", missed.cast("double"))
-    cuts = joined.groupBy(*GROUP).agg(
-        F.percentile("coverage", F.lit(0.5)).alias("coverage_median"),
-        F.percentile("density", F.lit(0.9)).alias("density_p90"))
+    joined = joined.persist(StorageLevel.MEMORY_AND_DISK)   # read by both cuts and the output
+    cuts = quantile_frame(joined, list(GROUP), "coverage", [0.5], ["coverage_median"]).join(
+        quantile_frame(joined, list(GROUP), "density", [0.9], ["density_p90"]), list(GROUP), "full_outer")
     out = joined.join(F.broadcast(cuts), list(GROUP))
     gem = (F.col("coverage") < F.col("coverage_median")) & (F.col("density") >= F.col("density_p90"))
     return out.select(
@@ -179,13 +182,16 @@ def coverage_bins(hq: DataFrame, coverage_edges: list[float], density_edges: lis
 
 def missed_by_tld(hq: DataFrame) -> DataFrame:
     """Per TLD: share of the missed HQ pages against share of hosts, and median coverage
-    (Figure 11). Exact median per TLD: the groups are TLDs, so at most a few thousand."""
+    (Figure 11). Exact median per TLD from distributed ranks (``ranks.quantile_frame``): one
+    row per (crawl, source, TLD) reaches the driver, a bounded summary, and no task holds the
+    coverages of ``com``. A null TLD is the TLD ``""``."""
+    hq = hq.withColumn("tld", F.coalesce("tld", F.lit("")))
     per = hq.groupBy(*GROUP, "tld").agg(
         F.count(F.lit(1)).cast("long").alias("hosts"), F.sum("missed_hq").alias("missed_hq"),
-        F.percentile("coverage", F.lit(0.5)).alias("median_coverage"),
         F.sum(F.col("gem").cast("long")).cast("long").alias("gems"))
+    medians = quantile_frame(hq, [*GROUP, "tld"], "coverage", [0.5], ["median_coverage"])
     totals = hq.groupBy(*GROUP).agg(F.count(F.lit(1)).alias("_h"), F.sum("missed_hq").alias("_m"))
-    return per.join(totals, list(GROUP)).select(
-        "crawl", "source", F.coalesce("tld", F.lit("")).alias("tld"), "hosts", "gems", "missed_hq",
+    return per.join(medians, [*GROUP, "tld"], "left").join(totals, list(GROUP)).select(
+        "crawl", "source", "tld", "hosts", "gems", "missed_hq",
         (F.col("hosts") / F.col("_h")).alias("share_of_hosts"),
         F.when(F.col("_m") > 0, F.col("missed_hq") / F.col("_m")).alias("share_of_missed"), "median_coverage")

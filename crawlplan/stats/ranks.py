@@ -187,6 +187,20 @@ def quantiles(frame: DataFrame, groups: list[str], value: str, probs: list[float
     return out
 
 
+def quantile_frame(frame: DataFrame, groups: list[str], value: str, probs: list[float], names: list[str], *,
+                   rows_per_bucket: int = ROWS_PER_BUCKET) -> DataFrame:
+    """``quantiles`` as a small DataFrame, one row per group (``groups`` then ``names``), ready to
+    join back. The sort runs over the group's distinct values (a value -> count table), and
+    Spark's ``percentile`` aggregate, which keeps every distinct value of a group in one task's
+    memory, is not needed. Group keys must be non-null; null values are left out."""
+    values = frame.where(F.col(value).isNotNull()).groupBy(*groups, value).agg(F.count(F.lit(1)).alias("_vn"))
+    got = quantiles(values, groups, value, probs, weight="_vn", rows_per_bucket=rows_per_bucket)
+    schema = frame.select(*groups).schema
+    for name in names:
+        schema = schema.add(name, T.DoubleType())
+    return frame.sparkSession.createDataFrame([(*key, *map(float, v)) for key, v in got.items()], schema)
+
+
 def _neighbours(p: float, n: int) -> tuple[int, int]:
     h = p * (n - 1)
     return math.floor(h), math.ceil(h)
