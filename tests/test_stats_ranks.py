@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from crawlplan.stats import ranks
+from crawlplan.stats import ranks, reference
 
 
 def _long(spark, groups: dict[str, np.ndarray]):
@@ -79,8 +79,6 @@ def test_spearman_of_a_constant_column_is_nan(spark):
 def test_group_spearman_equals_scipy_and_the_weighted_reference(spark, rows_per_bucket):
     """Per group, from ranks of distinct values and six sums: rho = scipy, weighted rho =
     ``reference.weighted_spearman``; below 3 rows or a constant column NaN."""
-    from crawlplan.stats import reference
-
     rng = np.random.default_rng(8)
     x = rng.normal(size=70)
     data = {"ties": (np.round(x, 0), np.round(x + rng.normal(size=70), 0)),      # heavy ties
