@@ -6,7 +6,10 @@ for 10 classifiers at the paper's 3M documents (docs/benchmarks.md). Here each v
 bucket* of its group; a bucket is a value range, so equal values always share one, and the rows
 in lower buckets (a small count table) give the bucket's rank offset. Buckets come from
 approximate quantiles only when a group exceeds ``rows_per_bucket``, so the sort never needs
-one task to hold a whole crawl's scores, and ranks stay exact either way.
+one task to hold a whole crawl's scores, and ranks stay exact either way. The correlations rank
+distinct values (``value_ranks``) and join the ranks back, so ties cost nothing in the sort;
+what reaches the driver is a row per (group, bucket) and, for quantiles, a row per order
+statistic.
 """
 
 from __future__ import annotations
@@ -78,6 +81,17 @@ def ranked(frame: DataFrame, groups: list[str], value: str, weight: str | None =
     return out, counts
 
 
+def value_ranks(frame: DataFrame, groups: list[str], value: str, *,
+                rows_per_bucket: int = ROWS_PER_BUCKET) -> tuple[DataFrame, dict]:
+    """``groups, value, _rank`` for every distinct value of each group (its mid-rank among the
+    group's rows), and every group's row count, as ``ranked``. The sort runs over a
+    value -> count table, so a value tied on millions of rows is one row of it, not one window
+    peer group held by one task; join the result back on ``[*groups, value]``."""
+    values = frame.groupBy(*groups, value).agg(F.count(F.lit(1)).alias("_vn"))
+    out, counts = ranked(values, groups, value, "_vn", rows_per_bucket=rows_per_bucket)
+    return out.select(*groups, value, "_rank"), counts
+
+
 def spearman_matrix(df: DataFrame, key: str, columns: list[str], *,
                     rows_per_bucket: int = ROWS_PER_BUCKET) -> np.ndarray:
     """Spearman matrix of ``columns`` over the rows of ``df`` (all non-null; ``key`` unique).
@@ -87,9 +101,9 @@ def spearman_matrix(df: DataFrame, key: str, columns: list[str], *,
     long = df.select(key, F.explode(F.array(*[
         F.struct(F.lit(i).alias("_col"), F.col(c).cast("double").alias("_v")) for i, c in enumerate(columns)
     ])).alias("_p")).select(key, "_p._col", "_p._v")
-    ranks, counts = ranked(long, ["_col"], "_v", rows_per_bucket=rows_per_bucket)
+    values, counts = value_ranks(long, ["_col"], "_v", rows_per_bucket=rows_per_bucket)
     n = max(counts.values(), default=0)
-    centred = ranks.select(key, "_col", (F.col("_rank") - (n + 1) / 2.0).alias("_c"))
+    centred = long.join(values, ["_col", "_v"]).select(key, "_col", (F.col("_rank") - (n + 1) / 2.0).alias("_c"))
     wide = centred.groupBy(key).pivot("_col", list(range(len(columns)))).agg(F.first("_c"))
     names = [str(i) for i in range(len(columns))]
     sums = [F.sum(F.col(a) * F.col(b)).alias(f"{a}_{b}") for i, a in enumerate(names) for b in names[i:]]
@@ -121,14 +135,12 @@ def group_spearman(frame: DataFrame, groups: list[str], x: str, y: str, weight: 
     ranks, as ``reference.weighted_spearman``. Fewer than 3 rows, or a constant column: NaN.
     ``x``, ``y`` and ``weight`` must be non-null.
     """
-    def value_ranks(col: str, name: str) -> DataFrame:
-        values = frame.groupBy(*groups, col).agg(F.count(F.lit(1)).alias("_vn"))
-        out, _ = ranked(values, groups, col, "_vn", rows_per_bucket=rows_per_bucket)
-        return out.select(*groups, col, F.col("_rank").alias(name))
+    def ranks_of(col: str, name: str) -> DataFrame:
+        return value_ranks(frame, groups, col, rows_per_bucket=rows_per_bucket)[0].withColumnRenamed("_rank", name)
 
     sizes = frame.groupBy(*groups).agg(F.count(F.lit(1)).alias("_n"))
     rows = frame.select(*groups, x, y, (F.col(weight) if weight else F.lit(1.0)).cast("double").alias("_w"))
-    joined = rows.join(value_ranks(x, "_rx"), [*groups, x]).join(value_ranks(y, "_ry"), [*groups, y]).join(
+    joined = rows.join(ranks_of(x, "_rx"), [*groups, x]).join(ranks_of(y, "_ry"), [*groups, y]).join(
         F.broadcast(sizes), groups)
     a = F.col("_rx") - (F.col("_n") + 1) / 2.0
     b = F.col("_ry") - (F.col("_n") + 1) / 2.0
