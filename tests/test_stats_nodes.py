@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import naive_stats
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +19,7 @@ from crawlplan import hosts, storage
 from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import Runner
+from crawlplan.stats import correlations
 
 pytestmark = pytest.mark.spark
 
@@ -131,6 +133,17 @@ def test_graph_features_and_correlations_on_demo(demo_run):
     assert set(overall.classifier) == {"dclm", "fineweb_edu", "nemotron_quality"}
     assert (overall.hosts == int(feats.in_graph.sum())).all()
     assert ((corr.ci_low <= corr.spearman + 1e-12) | corr.spearman.isna()).all()
+    # every demo group is whole (far below max_hosts_per_group): the statistics of before
+    key = ["metric", "classifier", "stratum_kind", "stratum"]
+    table = correlations.stratified_host_table(spark.createDataFrame(hs), spark.createDataFrame(
+        feats[feats.in_graph][["rev_host", "log_hc", "log_pr"]])).toPandas()
+    old = pd.concat([naive_stats.group_correlations(g, 30, 0, 0.05) for _, g in table.groupby(key)])
+    both = old.merge(corr, on=key, suffixes=("_old", ""))
+    assert len(both) == len(corr) == len(old) and (both.sampled_hosts == both.hosts).all()
+    assert np.allclose(both.spearman, both.spearman_old, atol=1e-12, rtol=0, equal_nan=True)
+    assert np.allclose(both.weighted_spearman, both.weighted_spearman_old, atol=1e-12, rtol=0, equal_nan=True)
+    for col in ("kendall", "ci_low", "ci_high"):
+        assert np.array_equal(both[col].to_numpy(), both[f"{col}_old"].to_numpy(), equal_nan=True), col
     pairs = _read(spark, out, "classifier_correlations")
     assert len(pairs) == 9  # three classifiers with scores on every page
 
@@ -150,6 +163,10 @@ def test_host_quality_on_demo(demo_run):
         assert r.ci_low <= r.ci_high
         assert r.spearman_coverage_density == pytest.approx(
             spearmanr(g.coverage, g.density).statistic, abs=1e-12)
+        # a demo crawl is far below max_hosts_per_group: the CI is the whole-group bootstrap of before
+        old = naive_stats.coverage_group(g, 200, 0, 0.05)
+        assert r.sampled_hosts == len(g)
+        assert (r.ci_low, r.ci_high) == (old["ci_low"], old["ci_high"])
         gem_ref = (g.coverage < g.coverage.median()) & (g.density >= g.density.quantile(0.9))
         assert (g.gem.to_numpy() == gem_ref.to_numpy()).all()
     bins = _read(spark, out, "coverage_bins")
@@ -157,3 +174,6 @@ def test_host_quality_on_demo(demo_run):
     assert np.allclose(per.h, 1.0) and np.allclose(per.m.dropna(), 1.0)
     tld = _read(spark, out, "missed_by_tld")
     assert np.allclose(tld.groupby(["crawl", "source"]).share_of_hosts.sum(), 1.0)
+    medians = hq.assign(tld=hq.tld.fillna("")).groupby(["crawl", "source", "tld"]).coverage.median()
+    got = tld.set_index(["crawl", "source", "tld"]).median_coverage
+    assert len(got) == len(medians) and np.allclose(got.loc[medians.index], medians, atol=1e-12, rtol=0)

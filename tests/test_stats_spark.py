@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import naive_stats
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
 
 from crawlplan import hosts
-from crawlplan.stats import correlations, host_graph, host_stats, reference
+from crawlplan.stats import correlations, host_graph, host_sample, host_stats, reference
 
 pytestmark = pytest.mark.spark
 
@@ -101,38 +102,88 @@ def test_spark_icc_equals_reference_on_random_unbalanced_data(spark):
         assert r.reliability == pytest.approx(reference.spearman_brown(ref.icc1, ref.mean_docs), abs=1e-12)
 
 
-def test_correlation_table_equals_scipy(spark, scores_df):
+def _corr_table(spark, scores_df):
     long = host_stats.long_scores(scores_df, ["dclm", "fineweb_edu"])
     hs = host_stats.host_scores(long, host_stats.host_language(scores_df), min_docs=2)
     rng = np.random.default_rng(9)
-    host_keys = [r.rev_host for r in hs.select("rev_host").distinct().collect()]
-    feats = spark.createDataFrame([(k, float(rng.normal()), float(rng.normal())) for k in host_keys],
-                                  "rev_host string, log_hc double, log_pr double")
-    table = correlations.stratified_host_table(hs, feats)
-    got = correlations.correlation_table(table, replicates=50, seed=3).toPandas()
+    host_keys = sorted(r.rev_host for r in hs.select("rev_host").distinct().collect())
+    feats = spark.createDataFrame([(k, float(rng.normal()), float(np.round(rng.normal(), 1))) for k in host_keys],
+                                  "rev_host string, log_hc double, log_pr double")   # log_pr rounded: ties
+    return correlations.stratified_host_table(hs, feats)
+
+
+def test_correlation_table_equals_scipy_and_the_whole_group_reference(spark, scores_df):
+    """Groups no larger than max_hosts_per_group: Spearman / weighted Spearman from Spark's ranks
+    and sums equal the numpy definitions to 1e-12, Kendall and the CIs equal the whole-group
+    pandas computation of before (tests/naive_stats.py) exactly."""
+    table = _corr_table(spark, scores_df)
+    got = correlations.correlation_table(table, replicates=50, seed=3, alpha=0.05,
+                                         max_hosts_per_group=10_000).toPandas()
     tab = table.toPandas()
     assert set(got.stratum_kind) == {"all", "language", "tld_category"}
+    key = ["metric", "classifier", "stratum_kind", "stratum"]
+    old = pd.concat([naive_stats.group_correlations(g, 50, 3, 0.05) for _, g in tab.groupby(key)], ignore_index=True)
+    merged = old.merge(got, on=key, suffixes=("_old", ""))
+    assert len(merged) == len(old) == len(got)
+    assert (merged.hosts == merged.hosts_old).all() and (merged.sampled_hosts == merged.hosts).all()
+    assert (merged.bootstrap_replicates == merged.bootstrap_replicates_old).all()
+    for col in ("spearman", "weighted_spearman"):
+        assert np.allclose(merged[col], merged[f"{col}_old"], atol=1e-12, rtol=0, equal_nan=True), col
+    for col in ("kendall", "ci_low", "ci_high"):
+        assert np.array_equal(merged[col].to_numpy(), merged[f"{col}_old"].to_numpy(), equal_nan=True), col
     for _, r in got.iterrows():
         g = tab[(tab.metric == r.metric) & (tab.classifier == r.classifier) & (tab.stratum_kind == r.stratum_kind)
                 & (tab.stratum == r.stratum)]
-        assert r.hosts == len(g)
-        if len(g) < 3:
-            continue
-        rho = sps.spearmanr(g.x, g.y).statistic
-        tau = sps.kendalltau(g.x, g.y).statistic
-        assert r.spearman == pytest.approx(rho, abs=1e-12, nan_ok=True)
-        assert r.kendall == pytest.approx(tau, abs=1e-12, nan_ok=True)
-        assert r.weighted_spearman == pytest.approx(reference.weighted_spearman(g.x, g.y, g.documents), abs=1e-12,
-                                                    nan_ok=True)
-        if not np.isnan(rho):
-            assert r.ci_low <= r.ci_high
+        if len(g) >= 3:
+            assert r.spearman == pytest.approx(sps.spearmanr(g.x, g.y).statistic, abs=1e-12, nan_ok=True)
+            assert r.kendall == pytest.approx(sps.kendalltau(g.x, g.y).statistic, abs=1e-12, nan_ok=True)
+    assert merged.spearman.notna().sum() > 10 and merged.ci_low.notna().sum() > 10
     overall = got[(got.stratum_kind == "all")]
     assert set(overall.metric) == {"log_hc", "log_pr"} and set(overall.classifier) == {"dclm", "fineweb_edu"}
-    # reproducible: the same seed gives the same intervals
-    again = correlations.correlation_table(table, replicates=50, seed=3).toPandas()
-    key = ["metric", "classifier", "stratum_kind", "stratum"]
-    a, b = got.sort_values(key).reset_index(drop=True), again.sort_values(key).reset_index(drop=True)
-    assert np.allclose(a.ci_low, b.ci_low, equal_nan=True)
+
+
+def test_sampled_groups_hold_at_most_max_hosts_and_stay_within_the_stated_error(spark):
+    """Groups larger than max_hosts_per_group: Spearman stays exact, Kendall comes from a sample
+    of exactly max_hosts hosts (within 4 of its stated standard errors of the whole group's
+    tau), and the rescaled CI is close to the whole group's bootstrap CI."""
+    rng = np.random.default_rng(4)
+    n, m = 3000, 400
+    x = rng.normal(size=n)
+    y = 0.5 * x + rng.normal(size=n)
+    rows = [("log_hc", "c", "all", "all", f"h{i:05d}", float(x[i]), float(np.round(y[i], 1)), int(1 + i % 7))
+            for i in range(n)] + [("log_pr", "c", "all", "all", f"h{i:05d}", float(x[i]), float(y[i]), 1)
+                                  for i in range(50)]
+    table = spark.createDataFrame(rows, "metric string, classifier string, stratum_kind string, stratum string, "
+                                        "rev_host string, x double, y double, documents long")
+    got = correlations.correlation_table(table, replicates=200, seed=1, alpha=0.05, max_hosts_per_group=m)
+    got = {r.metric: r for r in got.collect()}
+    big, small = got["log_hc"], got["log_pr"]
+    assert (big.hosts, big.sampled_hosts, small.hosts, small.sampled_hosts) == (n, m, 50, 50)
+    yr = np.round(y, 1)
+    assert big.spearman == pytest.approx(sps.spearmanr(x, yr).statistic, abs=1e-12)
+    assert big.weighted_spearman == pytest.approx(
+        reference.weighted_spearman(x, yr, 1 + np.arange(n) % 7), abs=1e-12)
+    tau = sps.kendalltau(x, yr).statistic
+    assert abs(big.kendall - tau) <= 4 * np.sqrt(2 * (1 - tau ** 2) / m)
+    order = np.argsort([f"h{i:05d}" for i in range(n)], kind="mergesort")
+    lo, hi = reference.bootstrap_spearman(x[order], yr[order], 200, 7, 0.05)
+    assert big.ci_low < big.spearman < big.ci_high
+    assert 0.6 < (big.ci_high - big.ci_low) / (hi - lo) < 1.6
+    assert abs((big.ci_high + big.ci_low) / 2 - (hi + lo) / 2) < 0.5 * (hi - lo)
+
+
+def test_bounded_sample_is_seeded_bounded_and_independent_of_partitioning(spark):
+    rows = [("a", f"k{i}", float(i)) for i in range(500)] + [("b", f"k{i}", float(i)) for i in range(20)]
+    df = spark.createDataFrame(rows, "g string, key string, v double")
+    first = host_sample.bounded_sample(df, ["g"], "key", 60, seed=5).toPandas()
+    again = host_sample.bounded_sample(df.repartition(7), ["g"], "key", 60, seed=5).toPandas()
+    other = host_sample.bounded_sample(df, ["g"], "key", 60, seed=6).toPandas()
+    assert first.groupby("g").size().to_dict() == {"a": 60, "b": 20}
+    assert set(first[first.g == "b"].key) == {f"k{i}" for i in range(20)}
+    assert set(first.key) == set(again.key) and set(first.key) != set(other.key)
+    assert not first.duplicated(["g", "key"]).any()
+    with pytest.raises(ValueError, match="max_hosts_per_group"):
+        host_sample.check_max_hosts(2)
 
 
 def test_score_distributions_and_classifier_pairs(spark, scores_df, scores_pdf):

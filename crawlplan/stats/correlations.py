@@ -1,32 +1,31 @@
 """Centrality-quality correlations (the paper's Tables 4-7, Figure 12) and rank stability (Table 2).
 
-Host-level correlations run per group (metric x classifier x stratum) inside ``applyInPandas``:
-a group is at most one row per host of one classifier (the paper: 27,910; a full crawl: a few
-million, i.e. tens of MB of doubles), which fits an executor, and Kendall's tau and the
-bootstrap need the whole group anyway. The groups spread over executors, so nothing is
-collected to the driver. Document-level classifier-pair correlations and rank stability between
-graph releases are far larger (millions of documents, ~10^8 hosts) and use distributed ranks
-(``crawlplan.stats.ranks``), never pandas.
+Host-level correlations are computed per group (metric x classifier x stratum) without ever
+holding a group in one place: Spearman and weighted Spearman exactly, by distributed ranks and
+aggregations (``crawlplan.stats.ranks.group_spearman``); Kendall's tau and the bootstrap CI,
+which need a group in one worker, on a seeded sample of at most ``max_hosts_per_group`` hosts
+per group (``crawlplan.stats.host_sample``: the whole group when it is that small, so the paper's
+27,910 hosts are computed exactly; a full crawl's groups of millions are sampled, with a
+stated error). Nothing proportional to hosts reaches the driver. Document-level
+classifier-pair correlations and rank stability between graph releases (millions of
+documents, ~10^8 hosts) use the same distributed ranks (``crawlplan.stats.ranks``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.conf import Settings
-from crawlplan.stats import reference
+from crawlplan.stats import host_sample, reference
 from crawlplan.stats.host_stats import union_all
-from crawlplan.stats.ranks import quantiles, spearman_matrix
+from crawlplan.stats.ranks import group_spearman, quantiles, spearman_matrix
 
-CORRELATION_SCHEMA = ("metric string, classifier string, stratum_kind string, stratum string, hosts long, "
-                      "spearman double, kendall double, weighted_spearman double, ci_low double, "
-                      "ci_high double, bootstrap_replicates int")
 METRICS = ("log_hc", "log_pr")
+GROUP = ("metric", "classifier", "stratum_kind", "stratum")
 
 
 
@@ -39,6 +38,8 @@ class CorrelationsSettings(Settings):
     bootstrap_replicates: int
     alpha: float
     seed: int
+    max_hosts_per_group: int
+
 
 def stratified_host_table(host_scores: DataFrame, features: DataFrame, metrics=METRICS) -> DataFrame:
     """One row per (metric, classifier, stratum, host): the host median against the metric.
@@ -65,35 +66,32 @@ def _keep():
     return ["metric", "classifier", "rev_host", "x", "y", "documents"]
 
 
-def group_correlations(pdf: pd.DataFrame, replicates: int, seed: int, alpha: float) -> pd.DataFrame:
-    """All statistics of one group; pure pandas/numpy so tests call it directly."""
-    metric, classifier = pdf["metric"].iloc[0], pdf["classifier"].iloc[0]
-    kind, stratum = pdf["stratum_kind"].iloc[0], pdf["stratum"].iloc[0]
-    # hosts arrive in no particular order; sorting makes the bootstrap reproducible
-    pdf = pdf.sort_values("rev_host", kind="mergesort")
-    x = pdf["x"].to_numpy(float)
-    y = pdf["y"].to_numpy(float)
-    w = pdf["documents"].to_numpy(float)
-    n = int(x.size)
-    rho = reference.spearman(x, y) if n >= 3 else float("nan")
-    tau = reference.kendall_tau(x, y) if n >= 3 else float("nan")
-    wrho = reference.weighted_spearman(x, y, w) if n >= 3 else float("nan")
-    lo, hi = reference.bootstrap_spearman(x, y, replicates, reference.group_seed(seed, metric, classifier, kind, stratum), alpha)
-    return pd.DataFrame([{
-        "metric": metric, "classifier": classifier, "stratum_kind": kind, "stratum": stratum, "hosts": n,
-        "spearman": rho, "kendall": tau, "weighted_spearman": wrho, "ci_low": lo, "ci_high": hi,
-        "bootstrap_replicates": int(replicates) if n >= 3 else 0,
-    }])
+def correlation_table(table: DataFrame, *, replicates: int, seed: int, alpha: float,
+                      max_hosts_per_group: int) -> DataFrame:
+    """One row per (metric, classifier, stratum) of ``stratified_host_table``.
 
-
-def correlation_table(table: DataFrame, *, replicates: int = 1000, seed: int = 0,
-                      alpha: float = 0.05) -> DataFrame:
+    Spearman and the documents-weighted Spearman are exact, by Spark aggregations over the
+    whole group (``ranks.group_spearman``). Kendall's tau-b and the bootstrap CI come from the
+    group's seeded sample of at most ``max_hosts_per_group`` hosts (``host_sample``): the whole
+    group, hence exactly the whole-group numbers, up to that size; beyond it a simple random
+    sample, with the error stated in ``crawlplan.stats.host_sample`` (Kendall's SE <=
+    sqrt(2 (1 - tau^2) / m); CI endpoints rescaled to the group's size). ``sampled_hosts`` says
+    which.
+    """
     reference.check_bootstrap(replicates, alpha)
-
-    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        return group_correlations(pdf, replicates, seed, alpha)
-
-    return table.groupBy("metric", "classifier", "stratum_kind", "stratum").applyInPandas(fn, CORRELATION_SCHEMA)
+    host_sample.check_max_hosts(max_hosts_per_group)
+    table = table.persist(StorageLevel.MEMORY_AND_DISK)
+    rho = group_spearman(table, list(GROUP), "x", "y", weight="documents")
+    sample = host_sample.sampled_statistics(table, list(GROUP), "rev_host", "x", "y", max_hosts=max_hosts_per_group,
+                                            replicates=replicates, seed=seed, alpha=alpha)
+    hosts = F.col("_n")
+    return rho.join(sample, list(GROUP)).select(
+        *GROUP, hosts.alias("hosts"), F.col("_spearman").alias("spearman"), F.col("_kendall").alias("kendall"),
+        F.col("_weighted_spearman").alias("weighted_spearman"),
+        host_sample.rescaled(F.col("_q_low"), F.col("_spearman"), hosts).alias("ci_low"),
+        host_sample.rescaled(F.col("_q_high"), F.col("_spearman"), hosts).alias("ci_high"),
+        F.when(hosts >= 3, F.lit(int(replicates))).otherwise(F.lit(0)).cast("int").alias("bootstrap_replicates"),
+        F.col("_sampled").alias("sampled_hosts"))
 
 
 def score_distributions(long: DataFrame, languages: DataFrame) -> DataFrame:

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from crawlplan.conf import Settings
-from crawlplan.stats import reference
+from crawlplan.stats import host_sample, reference
+from crawlplan.stats.ranks import group_spearman, quantile_frame
 from crawlplan.stats.host_stats import tld_category_column
 
 GROUP = ("crawl", "source")
@@ -52,6 +53,7 @@ class HostQualitySettings(Settings):
     alpha: float
     seed: int
     www_convention: str
+    max_hosts_per_group: int
 
     def __post_init__(self):
         if not self.known_columns or not self.fetched_columns:
@@ -88,15 +90,17 @@ def host_quality(coverage: DataFrame, density: DataFrame, *, by_crawl_density: b
 
     ``density`` has ``rev_host, source, density, density_docs`` (and ``crawl`` when
     ``by_crawl_density``, as GneissWeb annotations do). Gem thresholds are exact percentiles per
-    (crawl, source) computed by aggregation and joined back.
+    (crawl, source) (linear interpolation, as numpy and Spark's ``percentile``) from distributed
+    ranks of the distinct values (``ranks.quantile_frame``), joined back: no task holds a crawl's
+    values, and only a row per (crawl, source) reaches the driver.
     """
     keys = ["rev_host", "crawl"] if by_crawl_density else ["rev_host"]
     joined = coverage.join(density, keys, "inner")
     missed = F.greatest(F.col("known") - F.col("fetched"), F.lit(0)) * F.col("density")
     joined = joined.withColumn("missed_hq", missed.cast("double"))
-    cuts = joined.groupBy(*GROUP).agg(
-        F.percentile("coverage", F.lit(0.5)).alias("coverage_median"),
-        F.percentile("density", F.lit(0.9)).alias("density_p90"))
+    joined = joined.persist(StorageLevel.MEMORY_AND_DISK)   # read by both cuts and the output
+    cuts = quantile_frame(joined, list(GROUP), "coverage", [0.5], ["coverage_median"]).join(
+        quantile_frame(joined, list(GROUP), "density", [0.9], ["density_p90"]), list(GROUP), "full_outer")
     out = joined.join(F.broadcast(cuts), list(GROUP))
     gem = (F.col("coverage") < F.col("coverage_median")) & (F.col("density") >= F.col("density_p90"))
     return out.select(
@@ -106,31 +110,27 @@ def host_quality(coverage: DataFrame, density: DataFrame, *, by_crawl_density: b
         "coverage_median", "density_p90")
 
 
-def _spearman_group(pdf: pd.DataFrame, replicates: int, seed: int, alpha: float) -> pd.DataFrame:
-    pdf = pdf.sort_values("rev_host", kind="mergesort")
-    crawl, source = pdf["crawl"].iloc[0], pdf["source"].iloc[0]
-    x, y = pdf["coverage"].to_numpy(float), pdf["density"].to_numpy(float)
-    rho = reference.spearman(x, y) if len(pdf) >= 3 else float("nan")
-    lo, hi = reference.bootstrap_spearman(x, y, replicates, reference.group_seed(seed, "coverage", crawl, source), alpha)
-    return pd.DataFrame([{"crawl": crawl, "source": source, "spearman_coverage_density": rho,
-                          "ci_low": lo, "ci_high": hi}])
-
-
-def coverage_summary(hq: DataFrame, low_coverage: float = 0.2, *, replicates: int = 200, seed: int = 0,
-                     alpha: float = 0.05) -> DataFrame:
+def coverage_summary(hq: DataFrame, low_coverage: float, *, replicates: int, seed: int, alpha: float,
+                     max_hosts_per_group: int) -> DataFrame:
     """One row per (crawl, source): Table 1 and the §4.4 totals.
 
-    Spearman(coverage, density) and its host-bootstrap CI run per group in ``applyInPandas``
-    (a group is one crawl's hosts of one source, a few million rows at most); the totals are
-    plain aggregations.
+    Spearman(coverage, density) is exact, by distributed ranks and aggregations
+    (``ranks.group_spearman``); its host-bootstrap CI runs on the group's seeded sample of at
+    most ``max_hosts_per_group`` hosts (``host_sample``: the whole group when it is that small,
+    else endpoints rescaled to the group's size, error stated there), so no worker holds a
+    whole crawl. The totals are plain aggregations.
     """
     reference.check_bootstrap(replicates, alpha)
-
-    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _spearman_group(pdf, replicates, seed, alpha)
-
-    rho = hq.select("crawl", "source", "rev_host", "coverage", "density").groupBy(*GROUP).applyInPandas(
-        fn, "crawl string, source string, spearman_coverage_density double, ci_low double, ci_high double")
+    pairs = hq.select("crawl", "source", "rev_host", "coverage", "density")
+    rho = group_spearman(pairs, list(GROUP), "coverage", "density")
+    sample = host_sample.sampled_statistics(pairs, list(GROUP), "rev_host", "coverage", "density",
+                                            max_hosts=max_hosts_per_group, replicates=replicates, seed=seed,
+                                            alpha=alpha, seed_prefix=("coverage",), kendall=False)
+    rho = rho.join(sample, list(GROUP)).select(
+        *GROUP, F.col("_spearman").alias("spearman_coverage_density"),
+        host_sample.rescaled(F.col("_q_low"), F.col("_spearman"), F.col("_n")).alias("ci_low"),
+        host_sample.rescaled(F.col("_q_high"), F.col("_spearman"), F.col("_n")).alias("ci_high"),
+        F.col("_sampled").alias("sampled_hosts"))
     totals = hq.groupBy(*GROUP).agg(
         F.count(F.lit(1)).cast("long").alias("hosts"),
         F.sum(F.col("gem").cast("long")).cast("long").alias("gems"),
@@ -145,7 +145,7 @@ def coverage_summary(hq: DataFrame, low_coverage: float = 0.2, *, replicates: in
     )
     share = lambda num, den: F.when(F.col(den) > 0, F.col(num) / F.col(den))  # noqa: E731
     return totals.join(rho, list(GROUP), "left").select(
-        "crawl", "source", "hosts", "spearman_coverage_density", "ci_low", "ci_high", "gems",
+        "crawl", "source", "hosts", "spearman_coverage_density", "ci_low", "ci_high", "sampled_hosts", "gems",
         (F.col("gems") / F.col("hosts")).alias("gem_share_of_hosts"), "known", "fetched",
         "coverage_clipped_hosts", "missed_hq", "missed_hq_on_gems",
         share("missed_hq_on_gems", "missed_hq").alias("missed_share_on_gems"),
@@ -182,13 +182,16 @@ def coverage_bins(hq: DataFrame, coverage_edges: list[float], density_edges: lis
 
 def missed_by_tld(hq: DataFrame) -> DataFrame:
     """Per TLD: share of the missed HQ pages against share of hosts, and median coverage
-    (Figure 11). Exact median per TLD: the groups are TLDs, so at most a few thousand."""
+    (Figure 11). Exact median per TLD from distributed ranks (``ranks.quantile_frame``): one
+    row per (crawl, source, TLD) reaches the driver, a bounded summary, and no task holds the
+    coverages of ``com``. A null TLD is the TLD ``""``."""
+    hq = hq.withColumn("tld", F.coalesce("tld", F.lit("")))
     per = hq.groupBy(*GROUP, "tld").agg(
         F.count(F.lit(1)).cast("long").alias("hosts"), F.sum("missed_hq").alias("missed_hq"),
-        F.percentile("coverage", F.lit(0.5)).alias("median_coverage"),
         F.sum(F.col("gem").cast("long")).cast("long").alias("gems"))
+    medians = quantile_frame(hq, [*GROUP, "tld"], "coverage", [0.5], ["median_coverage"])
     totals = hq.groupBy(*GROUP).agg(F.count(F.lit(1)).alias("_h"), F.sum("missed_hq").alias("_m"))
-    return per.join(totals, list(GROUP)).select(
-        "crawl", "source", F.coalesce("tld", F.lit("")).alias("tld"), "hosts", "gems", "missed_hq",
+    return per.join(medians, [*GROUP, "tld"], "left").join(totals, list(GROUP)).select(
+        "crawl", "source", "tld", "hosts", "gems", "missed_hq",
         (F.col("hosts") / F.col("_h")).alias("share_of_hosts"),
         F.when(F.col("_m") > 0, F.col("missed_hq") / F.col("_m")).alias("share_of_missed"), "median_coverage")

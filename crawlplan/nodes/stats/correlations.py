@@ -14,7 +14,8 @@ def run(ctx) -> dict:
     feats = ctx.read("host_features").where(F.col("in_graph"))
     table = correlations.stratified_host_table(hs, feats)
     corr = correlations.correlation_table(table, replicates=settings.bootstrap_replicates,
-                                          seed=settings.seed, alpha=settings.alpha)
+                                          seed=settings.seed, alpha=settings.alpha,
+                                          max_hosts_per_group=settings.max_hosts_per_group)
     scores = ctx.read("scores")
     classifiers = host_stats.present_classifiers(scores, settings.classifiers or None)
     long = host_stats.long_scores(scores, classifiers)

@@ -54,7 +54,8 @@ def run(ctx) -> dict:
         "host_quality": hq,
         "coverage_summary": host_quality.coverage_summary(hq, settings.low_coverage,
                                                           replicates=settings.bootstrap_replicates,
-                                                          seed=settings.seed, alpha=settings.alpha),
+                                                          seed=settings.seed, alpha=settings.alpha,
+                                                          max_hosts_per_group=settings.max_hosts_per_group),
         "coverage_bins": host_quality.coverage_bins(hq, edges, edges),
         "missed_by_tld": host_quality.missed_by_tld(hq),
     }
