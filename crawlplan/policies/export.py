@@ -32,10 +32,10 @@ from crawlplan.source.plans import cluster_url_patterns, load_host_plans
 TABLE_FORMATS = ("csv", "parquet", "jsonl")
 CRAWLER_FORMATS = ("heritrix", "cc-nutch", "nutch", "urlfrontier")
 FORMATS = TABLE_FORMATS + CRAWLER_FORMATS
-_EXT = {"csv": "budgets.csv", "parquet": "budgets.parquet", "jsonl": "budgets.jsonl"}
-_FILE_SUFFIXES = {".txt", ".xml", ".cxml", ".csv", ".json", ".jsonl", ".parquet"}
-_INT = ("sample_size", "allocated_pages", "rank")
-_FLOAT = ("sampled_density", "estimate")
+TABLE_FILES = {"csv": "budgets.csv", "parquet": "budgets.parquet", "jsonl": "budgets.jsonl"}
+FILE_SUFFIXES = {".txt", ".xml", ".cxml", ".csv", ".json", ".jsonl", ".parquet"}
+INT_COLUMNS = ("sample_size", "allocated_pages", "rank")
+FLOAT_COLUMNS = ("sampled_density", "estimate")
 PLAN_COLUMN = "within_host_plan"
 
 
@@ -184,9 +184,9 @@ def read_budgets(path: str | Path) -> pd.DataFrame:
 
 def canonical(df: pd.DataFrame) -> pd.DataFrame:
     df = df[_columns(df)].copy()
-    for c in _INT:
+    for c in INT_COLUMNS:
         df[c] = df[c].astype("int64")
-    for c in _FLOAT:
+    for c in FLOAT_COLUMNS:
         df[c] = df[c].astype("float64")
     return df.sort_values(["rank", "surt_host_name"], kind="stable").reset_index(drop=True)
 
@@ -207,7 +207,7 @@ def _csv_field(value) -> str:
 
 def csv_line(rec: dict, columns: list[str]) -> str:
     """One budget row as a CSV line (no line end)."""
-    return ",".join(_num(rec[c]) if c in _FLOAT else _csv_field(rec[c]) for c in columns)
+    return ",".join(_num(rec[c]) if c in FLOAT_COLUMNS else _csv_field(rec[c]) for c in columns)
 
 
 def json_line(rec: dict) -> str:
@@ -216,9 +216,9 @@ def json_line(rec: dict) -> str:
     for c, v in rec.items():
         if v is None or (isinstance(v, float) and math.isnan(v)):
             out[c] = None
-        elif c in _INT:
+        elif c in INT_COLUMNS:
             out[c] = int(v)
-        elif c in _FLOAT:
+        elif c in FLOAT_COLUMNS:
             out[c] = float(v)
         elif c == PLAN_COLUMN:
             out[c] = json.loads(v) if v else []
@@ -281,14 +281,14 @@ def write(df: pd.DataFrame, fmt: str, out: str | Path, scheme: str = "https",
     if fmt in CRAWLER_FORMATS:
         from crawlplan.policies.exports import render  # the crawler formats import this module back
 
-        if (out.exists() and not out.is_dir()) or (not out.exists() and out.suffix in _FILE_SUFFIXES):
+        if (out.exists() and not out.is_dir()) or (not out.exists() and out.suffix in FILE_SUFFIXES):
             raise ValueError(f"--format {fmt} writes a folder of files; {out} is (or names) a file")
         out.mkdir(parents=True, exist_ok=True)
         for name, text in render(fmt, df, settings).items():
             (out / name).write_text(text, encoding="utf-8", newline="\n")
         return out
     if out.is_dir():
-        out = out / _EXT[fmt]
+        out = out / TABLE_FILES[fmt]
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "parquet":
         table = pa.Table.from_pandas(df, preserve_index=False)
