@@ -83,10 +83,12 @@ def is_dir(spark: SparkSession, path: str) -> bool:
 
 
 def part_files(spark: SparkSession, folder: str) -> list[str]:
-    """The ``part-*`` files Spark wrote into ``folder``, in name order (= partition order)."""
+    """The ``part-NNNNN-*`` files Spark wrote into ``folder``, in partition order (by number:
+    partition 100000 has a longer name than 99999)."""
     fs, hpath = _fs(spark, folder)
-    names = sorted(str(st.getPath().getName()) for st in fs.listStatus(hpath) if st.isFile())
-    return [join(folder, name) for name in names if name.startswith("part-")]
+    names = [str(st.getPath().getName()) for st in fs.listStatus(hpath) if st.isFile()]
+    parts = [n for n in names if n.startswith("part-") and n.split("-")[1].isdigit()]
+    return [join(folder, n) for n in sorted(parts, key=lambda n: (int(n.split("-")[1]), n))]
 
 
 def concat_text(spark: SparkSession, folder: str, path: str, *, head: str, tail: str, empty: str,

@@ -188,3 +188,19 @@ def test_spark_export_equals_the_pandas_export(spark, tmp_path, monkeypatch):
         assert _bytes(tmp_path / "spark" / fmt) == _bytes(want), fmt
     assert len(parts) == 9 and min(parts) >= 1 and max(parts) >= 4, parts
     assert not [p.name for p in (tmp_path / "spark").rglob("*") if p.name.startswith(".")]
+
+
+def test_a_frame_handed_over_keeps_the_nullable_parquet_schema(spark):
+    """A node's frame has non-null columns; the export's rows are nullable, as the pandas era's file."""
+    from pyspark.sql import types as T
+
+    from crawlplan.policies.exports.within_host import typed
+
+    kinds = {"sample_size": T.IntegerType(), "sampled_density": T.DoubleType(), "estimate": T.DoubleType(),
+             "allocated_pages": T.LongType(), "rank": T.LongType()}
+    schema = T.StructType([T.StructField(c, kinds.get(c, T.StringType()), False) for c in export.BUDGET_COLUMNS])
+    row = ("com,a", "a.com", "com", "en", 3, 0.5, 0.25, 10, 1, "eb_shrinkage", "rank")
+    out = typed(spark.createDataFrame([row], schema))
+    assert all(f.nullable for f in out.schema.fields)
+    assert dict(zip(out.columns, out.first())) == {**dict(zip(export.BUDGET_COLUMNS, row))}
+    assert out.schema["sample_size"].dataType == T.LongType()

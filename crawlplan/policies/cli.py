@@ -85,12 +85,10 @@ def cmd_export_budgets(args) -> int:
     spark = build_session(conf, app_name="crawlplan-export")
     frame, used = budgets_frame(spark, args.input, plans=args.plans, page_clusters=args.page_clusters,
                                 sitemaps=args.sitemaps, top=args.plan_top)
+    rows, hosts, planned = stream.summary(frame)
     if used:
-        print(f"within-host plans for {stream.hosts_with_plans(frame)} hosts from "
-              + ", ".join(str(p) for p in used.values()))
+        print(f"within-host plans for {planned} hosts from " + ", ".join(str(p) for p in used.values()))
     formats = export.FORMATS if args.format == "all" else (args.format,)
-    rows = frame.count()
-    hosts = frame.where(frame.allocated_pages > 0).count()
     for fmt in formats:
         target = args.out
         if args.format == "all":     # every format into one folder: the tables by their file names

@@ -256,6 +256,9 @@ class _Job:
             self._file(frags.where(F.col("f") == 1), storage.join(out, urlfrontier.LIMITS))
 
 
-def hosts_with_plans(frame: DataFrame) -> int:
-    """How many hosts carry a within-host plan (0 when the frame has no plan column)."""
-    return frame.where(F.col(PLAN_COLUMN) != "").count() if PLAN_COLUMN in frame.columns else 0
+def summary(frame: DataFrame) -> tuple[int, int, int]:
+    """(rows, hosts with pages, hosts with a within-host plan) of a budgets frame, in one job."""
+    planned = F.col(PLAN_COLUMN) != "" if PLAN_COLUMN in frame.columns else F.lit(False)
+    row = frame.agg(F.count(F.lit(1)).alias("rows"), F.count(F.when(F.col("allocated_pages") > 0, 1)).alias("hosts"),
+                    F.count(F.when(planned, 1)).alias("planned")).first()
+    return int(row["rows"]), int(row["hosts"]), int(row["planned"])

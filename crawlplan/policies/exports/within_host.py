@@ -38,7 +38,14 @@ def typed(df: DataFrame) -> DataFrame:
     columns = BUDGET_COLUMNS + ([PLAN_COLUMN] if PLAN_COLUMN in df.columns else [])
     kinds = {**{c: "long" for c in INT_COLUMNS}, **{c: "double" for c in FLOAT_COLUMNS}}
     out = df.select(*[F.col(c).cast(kinds.get(c, "string")).alias(c) for c in columns])
-    return out.to(StructType([StructField(f.name, f.dataType, True) for f in out.schema.fields]))
+    if all(f.nullable for f in out.schema.fields):     # as every frame read from Parquet
+        return out
+    # a frame handed over from a node keeps its non-null columns through casts; the rows are
+    # re-typed inside the JVM (no Python, no driver), as the pandas era's file had nullable ones
+    nullable = StructType([StructField(f.name, f.dataType, True) for f in out.schema.fields])
+    jspark = out.sparkSession._jsparkSession
+    return DataFrame(jspark.createDataFrame(out._jdf.toJavaRDD(), jspark.parseDataType(nullable.json())),
+                     out.sparkSession)
 
 
 def read_budgets(spark: SparkSession, path: str) -> DataFrame:
