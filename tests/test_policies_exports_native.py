@@ -93,6 +93,8 @@ def test_spark_export_writes_the_golden_files(spark, plan, tmp_path):
             assert got.schema.equals(want.schema) and got.equals(want)
         else:
             assert _files(Path(out)) == _files(GOLDEN / fmt if fmt in export.CRAWLER_FORMATS else GOLDEN / fmt / name)
+    with pytest.raises(ValueError, match="writes a folder"):
+        stream.export_budgets(spark, str(src), "nutch", str(tmp_path / "seeds.txt"), export.ExportSettings(), job)
 
 
 def test_one_budget_round_trips_through_every_format(plan, tmp_path):
