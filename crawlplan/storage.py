@@ -56,17 +56,75 @@ def move(spark: SparkSession, src: str, dst: str) -> None:
         fs.delete(old, True)
 
 
+def _plain(spark: SparkSession, fs):
+    """The file system itself under Hadoop's checksumming local one, so that a file written for
+    people and crawlers has no hidden ``.crc`` sibling."""
+    checksummed = spark.sparkContext._jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
+    return fs.getRawFileSystem() if checksummed.isInstance(fs) else fs
+
+
 def write_text(spark: SparkSession, path: str, text: str) -> None:
     fs, hpath = _fs(spark, path)
+    raw = _plain(spark, fs)
     tmp = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(f"{path}.tmp-{uuid.uuid4().hex[:8]}")
-    stream = fs.create(tmp, True)
+    stream = raw.create(tmp, True)
     try:
         stream.write(bytearray(text.encode("utf-8")))
     finally:
         stream.close()
     if fs.exists(hpath):
+        fs.delete(hpath, False)      # with its .crc, if an older write left one
+    raw.rename(tmp, hpath)
+
+
+def is_dir(spark: SparkSession, path: str) -> bool:
+    fs, hpath = _fs(spark, path)
+    return bool(fs.exists(hpath)) and bool(fs.getFileStatus(hpath).isDirectory())
+
+
+def part_files(spark: SparkSession, folder: str) -> list[str]:
+    """The ``part-NNNNN-*`` files Spark wrote into ``folder``, in partition order (by number:
+    partition 100000 has a longer name than 99999)."""
+    fs, hpath = _fs(spark, folder)
+    names = [str(st.getPath().getName()) for st in fs.listStatus(hpath) if st.isFile()]
+    parts = [n for n in names if n.startswith("part-") and n.split("-")[1].isdigit()]
+    return [join(folder, n) for n in sorted(parts, key=lambda n: (int(n.split("-")[1]), n))]
+
+
+def concat_text(spark: SparkSession, folder: str, path: str, *, head: str, tail: str, empty: str,
+                buffer_bytes: int) -> int:
+    """Write ``head``, the ``part-*`` files of ``folder`` in order, then ``tail`` into one file at
+    ``path`` (atomically, as ``write_text``); ``empty`` stands for the parts when they hold no
+    bytes. The bytes are copied inside the JVM through a buffer of ``buffer_bytes``, so a file of
+    any size passes through bounded memory. Returns the bytes of the parts."""
+    fs, hpath = _fs(spark, path)
+    jvm = spark.sparkContext._jvm
+    raw = _plain(spark, fs)
+    tmp = jvm.org.apache.hadoop.fs.Path(f"{path}.tmp-{uuid.uuid4().hex[:8]}")
+    parts = part_files(spark, folder)
+    body = 0
+    stream = raw.create(tmp, True)
+    try:
+        stream.write(bytearray(head.encode("utf-8")))
+        for part in parts:
+            pfs, ppath = _fs(spark, part)
+            size = int(pfs.getFileStatus(ppath).getLen())
+            if size:
+                source = pfs.open(ppath)
+                try:
+                    jvm.org.apache.hadoop.io.IOUtils.copyBytes(source, stream, int(buffer_bytes), False)
+                finally:
+                    source.close()
+            body += size
+        if not body:
+            stream.write(bytearray(empty.encode("utf-8")))
+        stream.write(bytearray(tail.encode("utf-8")))
+    finally:
+        stream.close()
+    if fs.exists(hpath):
         fs.delete(hpath, False)
-    fs.rename(tmp, hpath)
+    raw.rename(tmp, hpath)
+    return body
 
 
 def read_text(spark: SparkSession, path: str) -> str | None:

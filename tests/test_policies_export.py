@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -124,3 +125,82 @@ def test_within_host_plans_travel_with_the_budgets(plan, tmp_path):
     assert len(cluster) == 1 and "crawlplan.seed=cluster" in cluster[0] and "crawlplan.budget=" in cluster[0]
     assert export.write(with_plans, "csv", tmp_path / "a.csv").read_bytes() == \
         export.write(with_plans.sample(frac=1, random_state=2), "csv", tmp_path / "b.csv").read_bytes()
+
+
+def _many(n: int = 3000) -> pd.DataFrame:
+    """A budgets frame of ``n`` hosts with everything the formats treat specially: zero budgets,
+    rank ties (host breaks them), shared and missing registered domains, missing languages and
+    densities, CSV quoting, ``www`` hosts and within-host plans with seeds and URL sections."""
+    rng = np.random.default_rng(7)
+    hosts = [f"com,site{i % 700:03d},h{i:04d}" if i % 11 else f"org,solo{i:04d},www" for i in range(n)]
+    plans = {}
+    for i in range(0, n, 37):
+        host = hosts[i].split(",")
+        name = ".".join(reversed([p for p in host if p != "www"]))
+        plans[hosts[i]] = json.dumps([
+            {"rank": 1, "cluster": 2, "apath": "/html/body/a", "expected_share": 0.6,
+             "url_pattern": rf"^https?://{re.escape(name)}/tag/[^/]+$", "seed_urls": [f"https://{name}/tag/a"],
+             "targets": [{"cluster": 3, "share": 0.9, "url_pattern": rf"^https?://{re.escape(name)}/t/\d+$",
+                          "seed_urls": [f"https://{name}/t/1", f"https://{name}/t/2"]}]},
+            {"rank": 2, "cluster": 0, "apath": "/html/body/a[next]", "expected_share": 0.25, "url_pattern": None,
+             "seed_urls": [f"https://{name}/"], "targets": []}], separators=(",", ":"))
+    density = rng.random(n)
+    density[rng.random(n) < 0.1] = np.nan
+    return pd.DataFrame({
+        "surt_host_name": hosts,
+        "registered_domain": [None if i % 13 == 0 else f"site{i % 700:03d}.com" for i in range(n)],
+        "tld": ["com" if i % 11 else "org" for i in range(n)],
+        "language": [None if i % 7 == 0 else ("en", "de", "fr")[i % 3] for i in range(n)],
+        "sample_size": rng.integers(0, 40, n), "sampled_density": density, "estimate": rng.random(n) / 3,
+        "allocated_pages": rng.choice([0, 3, 10, 50, 200], n), "rank": [i // 2 + 1 for i in range(n)],
+        "policy": rng.choice(["eb_shrinkage", "explore"], n),
+        "reason": [("rank", "floor:language=de;capped:politeness", 'say "hi", ok')[i % 3] for i in range(n)],
+        export.PLAN_COLUMN: [plans.get(h, "") for h in hosts]}).sample(frac=1, random_state=3)
+
+
+def test_spark_export_equals_the_pandas_export(spark, tmp_path, monkeypatch):
+    """Several thousand rows through the Spark job in small parts: every format's bytes equal the
+    in-memory export's, and the text really went through several parts."""
+    from crawlplan import storage
+    from crawlplan.policies.exports import stream
+
+    many = _many()
+    src = tmp_path / "budgets"
+    src.mkdir()
+    pq.write_table(pa.Table.from_pandas(many, preserve_index=False), src / "part-0.parquet")
+    parts = []
+    concat = storage.concat_text
+
+    def counted(spark_, folder, path, **kw):
+        parts.append(len(storage.part_files(spark_, folder)))
+        return concat(spark_, folder, path, **kw)
+
+    monkeypatch.setattr(storage, "concat_text", counted)
+    job = stream.StreamSettings(part_rows=500, copy_buffer_bytes=64)
+    settings = export.ExportSettings(precedence_levels=4, segments=3, partition_pages=120, crawl_id="cc")
+    for fmt in export.FORMATS:
+        want = export.write(many, fmt, tmp_path / "pandas" / fmt, settings=settings)
+        got = stream.export_budgets(spark, str(src), fmt, str(tmp_path / "spark" / fmt), settings, job)
+        if fmt == "parquet":
+            a, b = pq.read_table(want), pq.read_table(got)
+            assert a.schema.equals(b.schema) and a.equals(b)
+            continue
+        assert _bytes(tmp_path / "spark" / fmt) == _bytes(want), fmt
+    assert len(parts) == 9 and min(parts) >= 1 and max(parts) >= 4, parts
+    assert not [p.name for p in (tmp_path / "spark").rglob("*") if p.name.startswith(".")]
+
+
+def test_a_frame_handed_over_keeps_the_nullable_parquet_schema(spark):
+    """A node's frame has non-null columns; the export's rows are nullable, as the pandas era's file."""
+    from pyspark.sql import types as T
+
+    from crawlplan.policies.exports.within_host import typed
+
+    kinds = {"sample_size": T.IntegerType(), "sampled_density": T.DoubleType(), "estimate": T.DoubleType(),
+             "allocated_pages": T.LongType(), "rank": T.LongType()}
+    schema = T.StructType([T.StructField(c, kinds.get(c, T.StringType()), False) for c in export.BUDGET_COLUMNS])
+    row = ("com,a", "a.com", "com", "en", 3, 0.5, 0.25, 10, 1, "eb_shrinkage", "rank")
+    out = typed(spark.createDataFrame([row], schema))
+    assert all(f.nullable for f in out.schema.fields)
+    assert dict(zip(out.columns, out.first())) == {**dict(zip(export.BUDGET_COLUMNS, row))}
+    assert out.schema["sample_size"].dataType == T.LongType()

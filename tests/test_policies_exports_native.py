@@ -74,6 +74,29 @@ def test_golden_files(plan, tmp_path, fmt):
     assert written == _files(golden), f"{fmt} export differs from {golden}"
 
 
+def test_spark_export_writes_the_golden_files(spark, plan, tmp_path):
+    """The Spark job (what the CLI runs) writes the same golden bytes as the in-memory export."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from crawlplan.policies.exports import stream
+
+    src = tmp_path / "budgets"
+    src.mkdir()
+    pq.write_table(pa.Table.from_pandas(plan, preserve_index=False), src / "part-0.parquet")
+    job = stream.StreamSettings(part_rows=2, copy_buffer_bytes=16)
+    for fmt in export.FORMATS:
+        name = fmt if fmt in export.CRAWLER_FORMATS else export.TABLE_FILES[fmt]
+        out = stream.export_budgets(spark, str(src), fmt, str(tmp_path / name), export.ExportSettings(), job)
+        if fmt == "parquet":
+            got, want = pq.read_table(out), pq.read_table(GOLDEN / fmt / "budgets.parquet")
+            assert got.schema.equals(want.schema) and got.equals(want)
+        else:
+            assert _files(Path(out)) == _files(GOLDEN / fmt if fmt in export.CRAWLER_FORMATS else GOLDEN / fmt / name)
+    with pytest.raises(ValueError, match="writes a folder"):
+        stream.export_budgets(spark, str(src), "nutch", str(tmp_path / "seeds.txt"), export.ExportSettings(), job)
+
+
 def test_one_budget_round_trips_through_every_format(plan, tmp_path):
     want = plan[plan.allocated_pages > 0].sort_values("rank")[["surt_host_name", "allocated_pages", "rank"]]
     assert len(want) >= 5 and (plan.allocated_pages == 0).any()

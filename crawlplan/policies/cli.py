@@ -9,11 +9,15 @@ from pathlib import Path
 import pandas as pd
 
 from crawlplan.conf import load_conf, section
+from crawlplan.dag.entry import add_conf_arguments
 from crawlplan.policies import export
+from crawlplan.policies.exports import stream
+from crawlplan.policies.exports.within_host import budgets_frame
 from crawlplan.policies.population import CalibratedParams, calibrated_population
 from crawlplan.policies.simulate import label_tables, run_sweep, summarize, sweep_config
 from crawlplan.report import figures_hosts
 from crawlplan.report.render import save_png
+from crawlplan.spark import build_session
 
 COMPARED = ("uniform", "hc_depth", "sample_then_deepen", "eb_adaptive")
 
@@ -49,6 +53,7 @@ def register(subparsers) -> None:
                    help="cc-nutch: pages per fetcher partition of one domain (default 100000)")
     b.add_argument("--crawl-id", default="", help="urlfrontier: crawlID of the items and limits (default: none)")
     b.add_argument("--hostdb", default="crawl/hostdb", help="nutch: HostDB path for generate.hostdb")
+    add_conf_arguments(b)
     b.set_defaults(func=cmd_export_budgets)
 
     sim = subparsers.add_parser("simulate", help="crawl-policy simulations outside the DAG")
@@ -70,23 +75,26 @@ def register(subparsers) -> None:
 
 
 def cmd_export_budgets(args) -> int:
+    """The budgets in one format or all: a Spark job (``exports.stream.export_budgets``), so a
+    crawl's budgets never come to the driver."""
     settings = export.ExportSettings(scheme=args.scheme, segments=args.segments, fetch_interval=args.fetch_interval,
                                      precedence_levels=args.precedence_levels, partition_pages=args.partition_pages,
                                      crawl_id=args.crawl_id, hostdb=args.hostdb)
-    df, used = export.read_budgets_with_plans(args.input, plans=args.plans, page_clusters=args.page_clusters,
-                                              sitemaps=args.sitemaps, top=args.plan_top)
+    conf = load_conf(args.profile, args.conf, args.overrides)
+    job = stream.StreamSettings.from_params(section(conf, stream.StreamSettings.SECTION))
+    spark = build_session(conf, app_name="crawlplan-export")
+    frame, used = budgets_frame(spark, args.input, plans=args.plans, page_clusters=args.page_clusters,
+                                sitemaps=args.sitemaps, top=args.plan_top)
+    rows, hosts, planned = stream.summary(frame)
     if used:
-        print(f"within-host plans for {int((df[export.PLAN_COLUMN] != '').sum())} hosts from "
-              + ", ".join(str(p) for p in used.values()))
+        print(f"within-host plans for {planned} hosts from " + ", ".join(str(p) for p in used.values()))
     formats = export.FORMATS if args.format == "all" else (args.format,)
-    out = Path(args.out)
-    if args.format == "all":
-        out.mkdir(parents=True, exist_ok=True)
-    hosts = int((df.allocated_pages > 0).sum())
     for fmt in formats:
-        target = out / fmt if args.format == "all" and fmt in export.CRAWLER_FORMATS else out
-        path = export.write(df, fmt, target, settings=settings)
-        print(f"{fmt}: {path} ({len(df) if fmt in export.TABLE_FORMATS else hosts} hosts)")
+        target = args.out
+        if args.format == "all":     # every format into one folder: the tables by their file names
+            target = str(Path(args.out) / (fmt if fmt in export.CRAWLER_FORMATS else export.TABLE_FILES[fmt]))
+        path = stream.export_budgets(spark, frame, fmt, target, settings, job)
+        print(f"{fmt}: {path} ({rows if fmt in export.TABLE_FORMATS else hosts} hosts)")
     return 0
 
 

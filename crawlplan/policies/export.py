@@ -32,10 +32,10 @@ from crawlplan.source.plans import cluster_url_patterns, load_host_plans
 TABLE_FORMATS = ("csv", "parquet", "jsonl")
 CRAWLER_FORMATS = ("heritrix", "cc-nutch", "nutch", "urlfrontier")
 FORMATS = TABLE_FORMATS + CRAWLER_FORMATS
-_EXT = {"csv": "budgets.csv", "parquet": "budgets.parquet", "jsonl": "budgets.jsonl"}
-_FILE_SUFFIXES = {".txt", ".xml", ".cxml", ".csv", ".json", ".jsonl", ".parquet"}
-_INT = ("sample_size", "allocated_pages", "rank")
-_FLOAT = ("sampled_density", "estimate")
+TABLE_FILES = {"csv": "budgets.csv", "parquet": "budgets.parquet", "jsonl": "budgets.jsonl"}
+FILE_SUFFIXES = {".txt", ".xml", ".cxml", ".csv", ".json", ".jsonl", ".parquet"}
+INT_COLUMNS = ("sample_size", "allocated_pages", "rank")
+FLOAT_COLUMNS = ("sampled_density", "estimate")
 PLAN_COLUMN = "within_host_plan"
 
 
@@ -73,27 +73,34 @@ def attach_plans(df: pd.DataFrame, plans: pd.DataFrame, top: int = 5,
     """
     keyed: dict[str, str] = {}
     for site, rows in plans.sort_values(["site", "rank"]).groupby("site", sort=True):
-        items = []
-        for r in rows.head(top).itertuples():
-            item = {"rank": int(r.rank), "cluster": int(r.cluster), "apath": str(r.apath),
-                    "expected_share": round(float(r.expected_share), 6)}
-            if patterns is not None:
-                found = patterns.get((str(site), int(r.cluster)), {})
-                item["url_pattern"] = found.get("url_pattern")
-                item["seed_urls"] = list(found.get("seed_urls", []))
-                row = (navigation or {}).get((str(site), int(r.cluster), str(r.apath)), {})
-                total = sum(row.values())
-                item["targets"] = [
-                    {"cluster": int(c), "share": round(w / total, 4),
-                     "url_pattern": patterns.get((str(site), int(c)), {}).get("url_pattern"),
-                     "seed_urls": list(patterns.get((str(site), int(c)), {}).get("seed_urls", []))}
-                    for c, w in sorted(row.items(), key=lambda kv: (-kv[1], kv[0]))
-                    if c != -1 and total > 0 and w / total >= 0.2][:3]
-            items.append(item)
-        keyed[surt_host(str(site))] = json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+        keyed[surt_host(str(site))] = site_plan(str(site), rows, top, patterns, navigation)
     out = canonical(df)
     out[PLAN_COLUMN] = out["surt_host_name"].map(keyed).fillna("")
     return out
+
+
+def site_plan(site: str, rows: pd.DataFrame, top: int, patterns: dict[tuple[str, int], dict] | None,
+              navigation: dict[tuple[str, int, str], dict[int, float]] | None) -> str:
+    """One site's within-host plan as compact JSON: its plan rows in rank order (``rows``), the
+    one formatter of the pandas export (``attach_plans``) and of the Spark one (per site)."""
+    items = []
+    for r in rows.sort_values("rank", kind="stable").head(top).itertuples():
+        item = {"rank": int(r.rank), "cluster": int(r.cluster), "apath": str(r.apath),
+                "expected_share": round(float(r.expected_share), 6)}
+        if patterns is not None:
+            found = patterns.get((site, int(r.cluster)), {})
+            item["url_pattern"] = found.get("url_pattern")
+            item["seed_urls"] = list(found.get("seed_urls", []))
+            row = (navigation or {}).get((site, int(r.cluster), str(r.apath)), {})
+            total = sum(row.values())
+            item["targets"] = [
+                {"cluster": int(c), "share": round(w / total, 4),
+                 "url_pattern": patterns.get((site, int(c)), {}).get("url_pattern"),
+                 "seed_urls": list(patterns.get((site, int(c)), {}).get("seed_urls", []))}
+                for c, w in sorted(row.items(), key=lambda kv: (-kv[1], kv[0]))
+                if c != -1 and total > 0 and w / total >= 0.2][:3]
+        items.append(item)
+    return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
 
 
 def _beside(given: str | None, budgets: Path, name: str) -> Path | None:
@@ -177,9 +184,9 @@ def read_budgets(path: str | Path) -> pd.DataFrame:
 
 def canonical(df: pd.DataFrame) -> pd.DataFrame:
     df = df[_columns(df)].copy()
-    for c in _INT:
+    for c in INT_COLUMNS:
         df[c] = df[c].astype("int64")
-    for c in _FLOAT:
+    for c in FLOAT_COLUMNS:
         df[c] = df[c].astype("float64")
     return df.sort_values(["rank", "surt_host_name"], kind="stable").reset_index(drop=True)
 
@@ -198,31 +205,36 @@ def _csv_field(value) -> str:
     return text
 
 
+def csv_line(rec: dict, columns: list[str]) -> str:
+    """One budget row as a CSV line (no line end)."""
+    return ",".join(_num(rec[c]) if c in FLOAT_COLUMNS else _csv_field(rec[c]) for c in columns)
+
+
+def json_line(rec: dict) -> str:
+    """One budget row as a JSON line (no line end); the plan column as a JSON list."""
+    out = {}
+    for c, v in rec.items():
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            out[c] = None
+        elif c in INT_COLUMNS:
+            out[c] = int(v)
+        elif c in FLOAT_COLUMNS:
+            out[c] = float(v)
+        elif c == PLAN_COLUMN:
+            out[c] = json.loads(v) if v else []
+        else:
+            out[c] = str(v)
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+
 def to_csv(df: pd.DataFrame) -> str:
     columns = _columns(df)
-    lines = [",".join(columns)]
-    for row in df.itertuples(index=False):
-        rec = row._asdict()
-        lines.append(",".join(_num(rec[c]) if c in _FLOAT else _csv_field(rec[c]) for c in columns))
+    lines = [",".join(columns)] + [csv_line(row._asdict(), columns) for row in df.itertuples(index=False)]
     return "\n".join(lines) + "\n"
 
 
 def to_jsonl(df: pd.DataFrame) -> str:
-    out = []
-    for row in df.itertuples(index=False):
-        rec = {}
-        for c, v in row._asdict().items():
-            if v is None or (isinstance(v, float) and math.isnan(v)):
-                rec[c] = None
-            elif c in _INT:
-                rec[c] = int(v)
-            elif c in _FLOAT:
-                rec[c] = float(v)
-            elif c == PLAN_COLUMN:
-                rec[c] = json.loads(v) if v else []
-            else:
-                rec[c] = str(v)
-        out.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
+    out = [json_line(row._asdict()) for row in df[_columns(df)].itertuples(index=False)]
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -269,14 +281,14 @@ def write(df: pd.DataFrame, fmt: str, out: str | Path, scheme: str = "https",
     if fmt in CRAWLER_FORMATS:
         from crawlplan.policies.exports import render  # the crawler formats import this module back
 
-        if (out.exists() and not out.is_dir()) or (not out.exists() and out.suffix in _FILE_SUFFIXES):
+        if (out.exists() and not out.is_dir()) or (not out.exists() and out.suffix in FILE_SUFFIXES):
             raise ValueError(f"--format {fmt} writes a folder of files; {out} is (or names) a file")
         out.mkdir(parents=True, exist_ok=True)
         for name, text in render(fmt, df, settings).items():
             (out / name).write_text(text, encoding="utf-8", newline="\n")
         return out
     if out.is_dir():
-        out = out / _EXT[fmt]
+        out = out / TABLE_FILES[fmt]
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "parquet":
         table = pa.Table.from_pandas(df, preserve_index=False)

@@ -30,8 +30,8 @@ from pyspark.sql import functions as F
 
 from crawlplan.conf import Settings
 from crawlplan.stats import host_sample, reference
-from crawlplan.stats.ranks import group_spearman, quantile_frame
 from crawlplan.stats.host_stats import tld_category_column
+from crawlplan.stats.ranks import group_spearman, quantile_frame
 
 GROUP = ("crawl", "source")
 

@@ -58,55 +58,93 @@ def _sheet(name: str, entries: list[tuple[str, int]]) -> list[str]:
     return out + ["  </map>", " </property>", "</bean>"]
 
 
-def _association(sheet: str, prefixes: list[str]) -> list[str]:
-    out = [f"<bean class={quoteattr(ASSOCIATION)}>", " <property name=\"surtPrefixes\">", "  <list>"]
-    out += [f"   <value>{p}</value>" for p in prefixes]
-    return out + ["  </list>", " </property>", " <property name=\"targetSheetNames\">",
-                  f"  <list><value>{sheet}</value></list>", " </property>", "</bean>"]
+def _value(prefix: str) -> str:
+    return f"   <value>{prefix}</value>"
+
+
+def _head(name: str, entries: list[tuple[str, int]]) -> list[str]:
+    """A sheet and the opening of its association; the hosts' ``<value>`` lines follow."""
+    return _sheet(name, entries) + [f"<bean class={quoteattr(ASSOCIATION)}>", " <property name=\"surtPrefixes\">",
+                                    "  <list>"]
+
+
+def _tail(name: str) -> list[str]:
+    return ["  </list>", " </property>", " <property name=\"targetSheetNames\">",
+            f"  <list><value>{name}</value></list>", " </property>", "</bean>"]
+
+
+def budget_sheet(budget: int, prec: int) -> tuple[list[str], list[str]]:
+    """(head lines, tail lines) of the sheet of one (budget, queue precedence) pair."""
+    name = f"crawlplanBudget{budget}P{prec}"
+    return _head(name, [(BUDGET, budget), (QUEUE_PRECEDENCE, prec)]), _tail(name)
+
+
+def uri_sheet(rank: int) -> tuple[list[str], list[str]]:
+    """(head lines, tail lines) of the URI precedence sheet of one plan rank."""
+    name = f"crawlplanUriP{rank}"
+    return _head(name, [(URI_PRECEDENCE, rank)]), _tail(name)
+
+
+def host_entry(row, pos: int, n: int, settings) -> tuple[tuple[int, int], list[str], dict[int, list[str]], list[str]]:
+    """One host's share of the files: its (budget, precedence) sheet key and ``<value>`` lines,
+    its URI-precedence ``<value>`` lines per plan rank, and its seed lines (the one per-row
+    formatter of the pandas and the Spark export)."""
+    key = (int(row.allocated_pages), precedence(pos, n, int(settings.precedence_levels)))
+    prefixes = host_prefixes(row.surt_host_name)
+    uri: dict[int, list[str]] = {}
+    taken: set[str] = set()
+    for item in plan_items(row):          # best plan rank first: a section keeps its first rank
+        for section in _sections(item):
+            if section not in taken:
+                taken.add(section)
+                uri.setdefault(int(item["rank"]), []).extend(_value(p + "/" + section + "/") for p in prefixes)
+    root = seed_url(row.surt_host_name, settings.scheme)
+    return key, [_value(p) for p in prefixes], uri, [root] + [url for url, _ in cluster_seeds(row, root)]
+
+
+def preamble(n: int, groups: int, uri_groups: int, levels: int) -> list[str]:
+    """The beans file's lines before the sheets (``n`` hosts, the numbers of sheets)."""
+    return ['<?xml version="1.0" encoding="UTF-8"?>',
+            "<!-- crawlplan budgets for Heritrix 3: import into crawler-beans.cxml with",
+            "       <import resource=\"crawlplan-sheets.cxml\"/>",
+            "     and set, in crawler-beans.cxml:",
+            "       frontier: queueTotalBudget 0 (hosts outside the plan fetch nothing; -1 = no cap) and",
+            f"         <property name=\"queuePrecedencePolicy\"><bean class=\"org.archive.crawler.frontier."
+            f"precedence.BaseQueuePrecedencePolicy\"><property name=\"basePrecedence\" value=\"{levels + 1}\"/>"
+            "</bean></property>",
+            "       preparer: <property name=\"uriPrecedencePolicy\"><bean class=\"org.archive.crawler.frontier."
+            "precedence.BaseUriPrecedencePolicy\"><property name=\"basePrecedence\" value=\"10\"/></bean></property>",
+            "     keep the default queue assignment (one queue per host) and UnitCostAssignmentPolicy (1 per URI).",
+            f"     {n} hosts, {groups} budget sheets, {uri_groups} within-host sheets. -->",
+            '<beans xmlns="http://www.springframework.org/schema/beans"',
+            '       xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"',
+            '       xsi:schemaLocation="http://www.springframework.org/schema/beans '
+            'http://www.springframework.org/schema/beans/spring-beans-3.0.xsd">']
+
+
+FOOTER = "</beans>"
 
 
 def render(df: pd.DataFrame, settings) -> dict[str, str]:
     rows = crawl_rows(df)
-    n, levels = len(rows), int(settings.precedence_levels)
+    n = len(rows)
     groups: dict[tuple[int, int], list[str]] = {}
     uri_groups: dict[int, list[str]] = {}
     seeds = []
     for pos, row in enumerate(rows.itertuples(index=False), start=1):
-        key = (int(row.allocated_pages), precedence(pos, n, levels))
-        groups.setdefault(key, []).extend(host_prefixes(row.surt_host_name))
-        root = seed_url(row.surt_host_name, settings.scheme)
-        seeds.append(root)
-        taken: set[str] = set()
-        for item in plan_items(row):          # best plan rank first: a section keeps its first rank
-            for section in _sections(item):
-                if section not in taken:
-                    taken.add(section)
-                    uri_groups.setdefault(int(item["rank"]), []).extend(
-                        p + "/" + section + "/" for p in host_prefixes(row.surt_host_name))
-        seeds += [url for url, _ in cluster_seeds(row, root)]
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           "<!-- crawlplan budgets for Heritrix 3: import into crawler-beans.cxml with",
-           "       <import resource=\"crawlplan-sheets.cxml\"/>",
-           "     and set, in crawler-beans.cxml:",
-           "       frontier: queueTotalBudget 0 (hosts outside the plan fetch nothing; -1 = no cap) and",
-           f"         <property name=\"queuePrecedencePolicy\"><bean class=\"org.archive.crawler.frontier."
-           f"precedence.BaseQueuePrecedencePolicy\"><property name=\"basePrecedence\" value=\"{levels + 1}\"/>"
-           "</bean></property>",
-           "       preparer: <property name=\"uriPrecedencePolicy\"><bean class=\"org.archive.crawler.frontier."
-           "precedence.BaseUriPrecedencePolicy\"><property name=\"basePrecedence\" value=\"10\"/></bean></property>",
-           "     keep the default queue assignment (one queue per host) and UnitCostAssignmentPolicy (1 per URI).",
-           f"     {n} hosts, {len(groups)} budget sheets, {len(uri_groups)} within-host sheets. -->",
-           '<beans xmlns="http://www.springframework.org/schema/beans"',
-           '       xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"',
-           '       xsi:schemaLocation="http://www.springframework.org/schema/beans '
-           'http://www.springframework.org/schema/beans/spring-beans-3.0.xsd">']
-    for (budget, prec), prefixes in sorted(groups.items(), key=lambda kv: (kv[0][1], -kv[0][0])):
-        name = f"crawlplanBudget{budget}P{prec}"
-        out += _sheet(name, [(BUDGET, budget), (QUEUE_PRECEDENCE, prec)]) + _association(name, prefixes)
-    for rank, prefixes in sorted(uri_groups.items()):
-        name = f"crawlplanUriP{rank}"
-        out += _sheet(name, [(URI_PRECEDENCE, rank)]) + _association(name, prefixes)
-    out.append("</beans>")
+        key, values, uri, host_seeds = host_entry(row, pos, n, settings)
+        groups.setdefault(key, []).extend(values)
+        for rank, lines in uri.items():
+            uri_groups.setdefault(rank, []).extend(lines)
+        seeds += host_seeds
+    out = preamble(n, len(groups), len(uri_groups), int(settings.precedence_levels))
+    for (budget, prec), values in sorted(groups.items(), key=lambda kv: (kv[0][1], -kv[0][0])):
+        head, tail = budget_sheet(budget, prec)
+        out += head + values + tail
+    for rank, values in sorted(uri_groups.items()):
+        head, tail = uri_sheet(rank)
+        out += head + values + tail
+    out.append(FOOTER)
     return {BEANS: "\n".join(out) + "\n", SEEDS: "\n".join(seeds) + "\n"}
 
 

@@ -47,25 +47,30 @@ def host_score(position: int, n: int) -> float:
     return float(f"{(n - position + 1) / n:.9g}")
 
 
+def host_seed_lines(row, pos: int, n: int, settings) -> list[str]:
+    """One host's seed lines: its root, then the seed URLs of its preferred clusters (the one
+    per-row formatter of the pandas and the Spark export)."""
+    score = host_score(pos, n)
+    meta = [f"nutch.score={score!r}", f"nutch.fetchInterval={int(settings.fetch_interval)}",
+            f"{BUDGET_KEY}={int(row.allocated_pages)}", f"{RANK_KEY}={int(row.rank)}",
+            f"crawlplan.policy={_clean(row.policy)}", f"crawlplan.reason={_clean(row.reason)}"]
+    root = seed_url(row.surt_host_name, settings.scheme)
+    lines = ["\t".join([root, *meta, "crawlplan.seed=host"])]
+    for url, item in cluster_seeds(row, root):
+        # Within the host the cap keeps the count; a higher score makes the generator take
+        # the preferred clusters' pages first.
+        boosted = float(f"{score * (1 + float(item['expected_share'])):.9g}")
+        lines.append("\t".join([url, f"nutch.score={boosted!r}", *meta[1:4],
+                                f"crawlplan.cluster={int(item['cluster'])}", "crawlplan.seed=cluster"]))
+    return lines
+
+
 def seed_lines(df: pd.DataFrame, settings) -> list[str]:
     """One line per host (its root), then the seed URLs of its preferred clusters."""
     rows = crawl_rows(df)
     n = len(rows)
-    lines = []
-    for pos, row in enumerate(rows.itertuples(index=False), start=1):
-        score = host_score(pos, n)
-        meta = [f"nutch.score={score!r}", f"nutch.fetchInterval={int(settings.fetch_interval)}",
-                f"{BUDGET_KEY}={int(row.allocated_pages)}", f"{RANK_KEY}={int(row.rank)}",
-                f"crawlplan.policy={_clean(row.policy)}", f"crawlplan.reason={_clean(row.reason)}"]
-        root = seed_url(row.surt_host_name, settings.scheme)
-        lines.append("\t".join([root, *meta, "crawlplan.seed=host"]))
-        for url, item in cluster_seeds(row, root):
-            # Within the host the cap keeps the count; a higher score makes the generator take
-            # the preferred clusters' pages first.
-            boosted = float(f"{score * (1 + float(item['expected_share'])):.9g}")
-            lines.append("\t".join([url, f"nutch.score={boosted!r}", *meta[1:4],
-                                    f"crawlplan.cluster={int(item['cluster'])}", "crawlplan.seed=cluster"]))
-    return lines
+    return [line for pos, row in enumerate(rows.itertuples(index=False), start=1)
+            for line in host_seed_lines(row, pos, n, settings)]
 
 
 def _properties(props: list[tuple[str, str, str]]) -> str:
@@ -85,10 +90,9 @@ def max_count_expr(segments: int) -> str:
     return f"{left} >= {int(segments)} ? {per} : 1.0"
 
 
-def _apache(df: pd.DataFrame, settings) -> dict[str, str]:
-    rows = crawl_rows(df)
-    fallback = int(rows.allocated_pages.min()) if len(rows) else 1
-    props = [
+def apache_properties(fallback: int, settings) -> str:
+    """nutch-site.xml of Apache Nutch; ``fallback`` is the smallest budget of the plan (1 if none)."""
+    return _properties([
         ("generate.count.mode", "host", "count URLs per host (the budgets are per host)"),
         ("generate.max.count", str(fallback),
          "cap for hosts the HostDB has no crawlplan.budget for yet (unfetched seeds, hosts outside "
@@ -100,8 +104,39 @@ def _apache(df: pd.DataFrame, settings) -> dict[str, str]:
                                               "max./min./avg.crawlplan.budget of each host"),
         ("urlmeta.tags", f"{BUDGET_KEY},{RANK_KEY}",
          "with the urlmeta plugin in plugin.includes, outlinks inherit the host's budget and rank"),
-    ]
-    return {SEEDS: "\n".join(seed_lines(df, settings)) + "\n", SITE_XML: _properties(props)}
+    ])
+
+
+def _apache(df: pd.DataFrame, settings) -> dict[str, str]:
+    rows = crawl_rows(df)
+    fallback = int(rows.allocated_pages.min()) if len(rows) else 1
+    return {SEEDS: "\n".join(seed_lines(df, settings)) + "\n", SITE_XML: apache_properties(fallback, settings)}
+
+
+def limit_domain(surt_host_name: str, registered_domain) -> str:
+    """The domain a host's budget counts toward: its registered domain, else the host itself."""
+    if isinstance(registered_domain, str) and registered_domain != "":
+        return registered_domain.lower()
+    return rev_to_host(surt_to_rev(surt_host_name)).lower()
+
+
+def limits_figures(total: int, largest: int, hosts: int, settings) -> tuple[int, int, int]:
+    """(URLs per segment, URLs per host per segment, partitions) of one domain."""
+    seg = int(settings.segments)
+    return (math.ceil(total / seg), math.ceil(largest / seg),
+            max(1, min(hosts, math.ceil(total / settings.partition_pages))))
+
+
+def limits_line(domain: str, total: int, largest: int, hosts: int, settings) -> str:
+    per_segment, per_host, partitions = limits_figures(int(total), int(largest), int(hosts), settings)
+    return f"{domain}\t{per_segment}\t{per_host}\t{int(hosts)}\t{partitions}"
+
+
+def limits_head(settings) -> list[str]:
+    return ["# crawlplan per-domain limits for Common Crawl's Nutch (Generator2), "
+            f"{int(settings.segments)} segment(s) per generate call",
+            "# domain<TAB>max URLs per domain and segment<TAB>max URLs per host and segment"
+            "<TAB>max hosts per domain<TAB>max partitions"]
 
 
 def domain_limits(df: pd.DataFrame, settings) -> pd.DataFrame:
@@ -110,36 +145,33 @@ def domain_limits(df: pd.DataFrame, settings) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame(columns=["domain", "urls_per_segment", "urls_per_host_per_segment", "hosts",
                                      "partitions", "first_rank"])
-    host = rows.surt_host_name.map(lambda s: rev_to_host(surt_to_rev(s)))
-    domain = rows.registered_domain.where(rows.registered_domain.notna() & (rows.registered_domain != ""), host)
-    g = rows.assign(domain=domain.str.lower()).groupby("domain", sort=False)
-    seg = int(settings.segments)
+    domain = [limit_domain(s, d) for s, d in zip(rows.surt_host_name, rows.registered_domain)]
+    g = rows.assign(domain=domain).groupby("domain", sort=False)
     out = pd.DataFrame({
         "total": g.allocated_pages.sum(), "largest": g.allocated_pages.max(), "hosts": g.size(),
         "first_rank": g["rank"].min()}).reset_index()
-    out["urls_per_segment"] = [math.ceil(t / seg) for t in out.total]
-    out["urls_per_host_per_segment"] = [math.ceil(m / seg) for m in out.largest]
-    out["partitions"] = [max(1, min(h, math.ceil(t / settings.partition_pages))) for t, h in zip(out.total, out.hosts)]
+    figures = [limits_figures(t, m, h, settings) for t, m, h in zip(out.total, out.largest, out.hosts)]
+    out["urls_per_segment"] = [f[0] for f in figures]
+    out["urls_per_host_per_segment"] = [f[1] for f in figures]
+    out["partitions"] = [f[2] for f in figures]
     return out.sort_values(["first_rank", "domain"]).reset_index(drop=True)
 
 
-def _cc(df: pd.DataFrame, settings) -> dict[str, str]:
-    limits = domain_limits(df, settings)
-    head = ["# crawlplan per-domain limits for Common Crawl's Nutch (Generator2), "
-            f"{int(settings.segments)} segment(s) per generate call",
-            "# domain<TAB>max URLs per domain and segment<TAB>max URLs per host and segment"
-            "<TAB>max hosts per domain<TAB>max partitions"]
-    body = [f"{r.domain}\t{r.urls_per_segment}\t{r.urls_per_host_per_segment}\t{r.hosts}\t{r.partitions}"
-            for r in limits.itertuples(index=False)]
-    props = [
+def cc_properties(settings) -> str:
+    return _properties([
         ("generate.count.mode", "domain", "Generator2 applies the domain limits file only in domain mode"),
         ("generate.domain.limits.file", LIMITS, "the per-domain limits written beside this file"),
         ("generate.max.num.segments", str(int(settings.segments)),
          "segments per generate call: the limits are per segment, totals are limits x segments"),
         ("partition.url.mode", "byDomain", "partition fetch lists by domain, as the limits are"),
-    ]
-    return {LIMITS: "\n".join(head + body) + "\n", SEEDS: "\n".join(seed_lines(df, settings)) + "\n",
-            SITE_XML: _properties(props)}
+    ])
+
+
+def _cc(df: pd.DataFrame, settings) -> dict[str, str]:
+    limits = domain_limits(df, settings)
+    body = [limits_line(r.domain, r.total, r.largest, r.hosts, settings) for r in limits.itertuples(index=False)]
+    return {LIMITS: "\n".join(limits_head(settings) + body) + "\n",
+            SEEDS: "\n".join(seed_lines(df, settings)) + "\n", SITE_XML: cc_properties(settings)}
 
 
 def read_seeds(path: Path) -> pd.DataFrame:

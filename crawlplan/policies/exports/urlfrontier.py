@@ -44,31 +44,38 @@ def _info(url: str, key: str, meta: dict[str, str | list[str]], crawl_id: str) -
     return info
 
 
+def host_lines(row, settings) -> tuple[list[str], str]:
+    """One host's PutURLs lines (its root, then its preferred clusters' seeds) and its
+    SetCrawlLimit line (the one per-row formatter of the pandas and the Spark export)."""
+    key = queue_key(row.surt_host_name)
+    budget = int(row.allocated_pages)
+    if budget > UINT32_MAX:
+        raise ValueError(f"budget {budget} of {key} does not fit CrawlLimitParams.limit (uint32)")
+    meta = {"crawlplan.budget": str(budget), "crawlplan.rank": str(int(row.rank)), "crawlplan.seed": "host"}
+    root = seed_url(row.surt_host_name, settings.scheme)
+    puts = [{"discovered": {"info": _info(root, key, meta, settings.crawl_id)}}]
+    for url, item in cluster_seeds(row, root):
+        cmeta = {**meta, "crawlplan.seed": "cluster", "crawlplan.cluster": str(int(item["cluster"])),
+                 "crawlplan.expected_share": repr(float(item["expected_share"]))}
+        if item.get("url_pattern"):
+            cmeta["crawlplan.url_pattern"] = item["url_pattern"]
+        targets = [t["url_pattern"] for t in item.get("targets") or [] if t.get("url_pattern")]
+        if targets:
+            cmeta["crawlplan.target_patterns"] = targets     # a StringList of several values
+        puts.append({"discovered": {"info": _info(url, key, cmeta, settings.crawl_id)}})
+    limit = {"key": key, "limit": budget}
+    if settings.crawl_id:
+        limit["crawlID"] = settings.crawl_id
+    return [_line(p) for p in puts], _line(limit)
+
+
 def render(df: pd.DataFrame, settings) -> dict[str, str]:
-    rows = crawl_rows(df)
     puts, limits = [], []
-    for row in rows.itertuples(index=False):
-        key = queue_key(row.surt_host_name)
-        budget = int(row.allocated_pages)
-        if budget > UINT32_MAX:
-            raise ValueError(f"budget {budget} of {key} does not fit CrawlLimitParams.limit (uint32)")
-        meta = {"crawlplan.budget": str(budget), "crawlplan.rank": str(int(row.rank)), "crawlplan.seed": "host"}
-        root = seed_url(row.surt_host_name, settings.scheme)
-        puts.append({"discovered": {"info": _info(root, key, meta, settings.crawl_id)}})
-        for url, item in cluster_seeds(row, root):
-            cmeta = {**meta, "crawlplan.seed": "cluster", "crawlplan.cluster": str(int(item["cluster"])),
-                     "crawlplan.expected_share": repr(float(item["expected_share"]))}
-            if item.get("url_pattern"):
-                cmeta["crawlplan.url_pattern"] = item["url_pattern"]
-            targets = [t["url_pattern"] for t in item.get("targets") or [] if t.get("url_pattern")]
-            if targets:
-                cmeta["crawlplan.target_patterns"] = targets     # a StringList of several values
-            puts.append({"discovered": {"info": _info(url, key, cmeta, settings.crawl_id)}})
-        limit = {"key": key, "limit": budget}
-        if settings.crawl_id:
-            limit["crawlID"] = settings.crawl_id
+    for row in crawl_rows(df).itertuples(index=False):
+        lines, limit = host_lines(row, settings)
+        puts += lines
         limits.append(limit)
-    return {PUT: "".join(_line(p) + "\n" for p in puts), LIMITS: "".join(_line(x) + "\n" for x in limits)}
+    return {PUT: "".join(p + "\n" for p in puts), LIMITS: "".join(x + "\n" for x in limits)}
 
 
 def read_back(folder: Path) -> pd.DataFrame:
