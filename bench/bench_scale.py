@@ -186,13 +186,31 @@ def last_error(log: Path) -> str:
     return ((errors or lines or ["no output"])[-1])[:200]
 
 
+def event_settings(events: Path) -> str:
+    """Spark's event log for one node, read afterwards for its shuffle bytes (``shuffle_mb``)."""
+    return (f'spark.conf={{spark.eventLog.enabled: "true", spark.eventLog.compress: "false", '
+            f'spark.eventLog.dir: "{events.resolve()}"}}')
+
+
+def shuffle_mb(events: Path) -> float:
+    """Shuffle bytes written by every task of the event logs in ``events`` (SparkListenerTaskEnd)."""
+    total = 0
+    for log in (p for p in events.rglob("*") if p.is_file()) if events.is_dir() else []:
+        with open(log, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if '"SparkListenerTaskEnd"' in line:
+                    metrics = json.loads(line).get("Task Metrics") or {}
+                    total += int((metrics.get("Shuffle Write Metrics") or {}).get("Shuffle Bytes Written", 0))
+    return total / 2 ** 20
+
+
 def node_commands(inputs: Path, run: Path, settings: list[str], export_format: str) -> list[tuple[str, list[str]]]:
     sets = [a for s in settings for a in ("--set", s)]
     job = lambda node, out, *inp: [sys.executable, "-c", _CLI, "job", node, *inp, "--output", str(out), *sets]  # noqa: E731
     cmds = [("host_stats", job("host_stats", inputs, "--input", str(inputs)))]   # writes host_scores, icc once
     cmds += [(node, job(node, run, "--input", str(inputs), "--force")) for node in NODES]
     cmds.append((EXPORT, [sys.executable, "-c", _CLI, "export", "budgets", "--input", str(run / "budgets"),
-                          "--format", export_format, "--out", str(run / "export")]))
+                          "--format", export_format, "--out", str(run / "export"), *sets]))
     return cmds
 
 
@@ -211,7 +229,12 @@ def run_size(hosts: int, args, settings: list[str], env: dict) -> dict:
                          settings + [f"inputs.host_index={inputs.resolve() / 'host_index'}",
                                      f"inputs.web_graph={inputs.resolve() / 'web_graph'}"], args.export_format)
     for node, cmd in cmds:
+        events = folder / "logs" / f"{node}-events"
+        shutil.rmtree(events, ignore_errors=True)
+        events.mkdir(parents=True)
+        cmd = [*cmd, "--set", event_settings(events)]
         rows[node] = measure(cmd, folder / "logs" / f"{node}.log", args.interval, env)
+        rows[node]["shuffle_mb"] = shuffle_mb(events)
         print(f"  {hosts:,} hosts {node}: {rows[node]['status']} in {rows[node]['wall_s']} s", file=sys.stderr)
     return {"counts": counts, "nodes": rows}
 
@@ -223,13 +246,14 @@ def driver_peak(size: dict) -> float:
 
 
 def table(results: dict) -> list[str]:
-    out = ["| hosts | node | status | wall s | CPU s | JVM MB | driver Python MB | largest worker MB |",
-           "|---:|---|---|---:|---:|---:|---:|---:|"]
+    out = ["| hosts | node | status | wall s | CPU s | JVM MB | driver Python MB | largest worker MB | shuffle MB |",
+           "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
     for hosts, size in results.items():
         for node, r in size["nodes"].items():
             label = node if node in (*NODES, EXPORT) else f"{node} (input)"
             out.append(f"| {int(hosts):,} | {label} | {r['status']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | "
-                       f"{r['jvm_mb']:.0f} | {r['driver_python_mb']:.0f} | {r['worker_mb']:.0f} |")
+                       f"{r['jvm_mb']:.0f} | {r['driver_python_mb']:.0f} | {r['worker_mb']:.0f} | "
+                       f"{r.get('shuffle_mb', float('nan')):.0f} |")
     return out
 
 
