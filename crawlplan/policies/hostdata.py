@@ -2,11 +2,10 @@
 
 Page-level work stays in Spark: one aggregation turns ``scores`` into one row per host (pages,
 high-quality pages, primary language, keys), joined with log HC / log PR from the web graph and
-Common Crawl's per-host counts from the host index. Only that host table (530k rows for the
-paper's sample, a few million for a whole crawl) reaches the driver, where the simulations are
-numpy. The page order inside a host is not collected: pages of one host are exchangeable, so a
-seeded random order of ``hq`` good and ``n - hq`` other pages is the same draw a hash order of
-the real pages would be (``population.page_orders``).
+Common Crawl's per-host counts from the host index. The host table stays in Spark too: the sweeps
+(``policies.sweep``) and the allocator (``policies.allocate``) are Spark transformations over it,
+so a crawl's 46 million hosts never reach the driver. ``to_pandas_hosts`` is for the numpy
+reference sweeps on demo-sized tables (``scripts/sweep_before_after.py``), never for a node.
 """
 
 from __future__ import annotations
@@ -122,7 +121,8 @@ def pick_crawl(index: DataFrame, scores: DataFrame, wanted: str = "") -> str | N
 
 
 def to_pandas_hosts(hosts: DataFrame) -> pd.DataFrame:
-    """The host table on the driver, in a fixed order (results must not depend on partitioning)."""
+    """A demo-sized host table on the driver, in a fixed order, for the numpy reference sweeps
+    (never called by a node: a crawl's host table does not fit a driver)."""
     pdf = hosts.toPandas()
     return pdf.sort_values("surt_host_name", kind="stable").reset_index(drop=True)
 
