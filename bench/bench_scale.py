@@ -228,14 +228,17 @@ def run_size(hosts: int, args, settings: list[str], env: dict) -> dict:
     cmds = node_commands(inputs.resolve(), run.resolve(),
                          settings + [f"inputs.host_index={inputs.resolve() / 'host_index'}",
                                      f"inputs.web_graph={inputs.resolve() / 'web_graph'}"], args.export_format)
+    wanted = set(args.nodes.split(",")) if args.nodes else None
     for node, cmd in cmds:
+        if wanted is not None and node != "host_stats" and node not in wanted:
+            continue
         events = folder / "logs" / f"{node}-events"
         shutil.rmtree(events, ignore_errors=True)
         events.mkdir(parents=True)
         cmd = [*cmd, "--set", event_settings(events)]
         rows[node] = measure(cmd, folder / "logs" / f"{node}.log", args.interval, env)
         rows[node]["shuffle_mb"] = shuffle_mb(events)
-        print(f"  {hosts:,} hosts {node}: {rows[node]['status']} in {rows[node]['wall_s']} s", file=sys.stderr)
+        print(f"  {hosts:,} hosts {node}: {json.dumps(rows[node])}", file=sys.stderr, flush=True)
     return {"counts": counts, "nodes": rows}
 
 
@@ -267,6 +270,8 @@ def main(argv=None) -> int:
     ap.add_argument("--chunk-hosts", type=int, default=50_000, help="hosts per input generator task")
     ap.add_argument("--interval", type=float, default=0.2, help="seconds between /proc polls")
     ap.add_argument("--export-format", default="all", help="crawlplan export budgets --format")
+    ap.add_argument("--nodes", default="", help=f"comma-separated subset of {', '.join((*NODES, EXPORT))} "
+                    "(default: all); host_stats runs when its marker is missing")
     ap.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
                     help="extra conf override for every node (after the benchmark's own)")
     args = ap.parse_args(argv)
