@@ -49,7 +49,13 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from crawlplan.demo.hostindex import FETCH_COLUMNS, NUTCH_COLUMNS, NUTCH_PCT, ROBOTS_COLUMNS, host_index_schema  # noqa: E402
+from crawlplan.demo.hostindex import (  # noqa: E402
+    FETCH_COLUMNS,
+    NUTCH_COLUMNS,
+    NUTCH_PCT,
+    ROBOTS_COLUMNS,
+    host_index_schema,
+)
 from crawlplan.hosts import registered_domain, rev_host, surt_host  # noqa: E402
 from crawlplan.policies.population import CalibratedParams, calibrated_population  # noqa: E402
 

@@ -24,7 +24,7 @@ from crawlplan.crawlers import loop
 from crawlplan.policies import export
 from crawlplan.policies.allocate_table import allocate
 from crawlplan.source.plans import cluster_url_patterns
-from tests.demo_support import default_demo
+from tests.demo_support import default_demo, sampled_host_table
 
 TOTAL = 300
 PER_HOST = 8
@@ -43,10 +43,7 @@ def crawl_py():
 def sample_plan(demo, total: int, per_host: int) -> pd.DataFrame:
     pages = pd.read_parquet(demo / "ground_truth" / "pages.parquet").sort_values("url")
     hosts = pd.read_parquet(demo / "ground_truth" / "hosts.parquet")
-    sample = pages.groupby("surt_host_name").nth(slice(None, None, 3))
-    agg = sample.groupby("surt_host_name").agg(n_pages=("url", "size"), hq_pages=("is_hq", "sum")).reset_index()
-    info = hosts[["surt_host_name", "registered_domain", "tld", "language", "n_pages"]]
-    sampled = agg.merge(info.rename(columns={"n_pages": "cap_known"}), on="surt_host_name")
+    sampled = sampled_host_table(demo)
     budgets = allocate(sampled, None, allocator_config(total_budget=total, explore_share=0.0, politeness_max=per_host))
     forums = hosts[hosts.site_type == "forum"].host.tolist()
     fp = pages[pages.host.isin(forums)]

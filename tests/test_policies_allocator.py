@@ -266,16 +266,9 @@ def test_spark_allocator_bad_input_is_a_clear_error(spark, sampled):
 def test_spark_allocator_on_the_demo_crawl(spark, tmp_path_factory):
     """The demo's hosts, a one-in-three sample of each host's pages labelled by the ground truth,
     the host index's unscored hosts to explore: the same budgets as the in-memory allocator."""
-    from demo_support import default_demo
+    from demo_support import default_demo, sampled_host_table
 
-    demo = default_demo(tmp_path_factory)
-    pages = pd.read_parquet(demo / "ground_truth" / "pages.parquet").sort_values("url")
-    truth = pd.read_parquet(demo / "ground_truth" / "hosts.parquet")
-    sample = pages.groupby("surt_host_name").nth(slice(None, None, 3))
-    agg = sample.groupby("surt_host_name").agg(n_pages=("url", "size"), hq_pages=("is_hq", "sum")).reset_index()
-    info = truth[["surt_host_name", "registered_domain", "tld", "language", "n_pages"]]
-    table = agg.merge(info.rename(columns={"n_pages": "cap_known"}), on="surt_host_name")
-    table = table[["surt_host_name", "registered_domain", "tld", "language", "n_pages", "hq_pages", "cap_known"]]
+    table = sampled_host_table(default_demo(tmp_path_factory))
     fresh = table.iloc[1::6]                       # known to the host index, never scored
     scored = table.drop(index=fresh.index).reset_index(drop=True)
     fresh = fresh[["surt_host_name", "registered_domain", "tld", "cap_known"]].reset_index(drop=True)
