@@ -122,8 +122,7 @@ def test_spark_sweep_stays_within_the_seed_spread_of_the_numpy_sweep(spark):
                                       2.5 * both.yield_sd_old + 5e-3)
         # eb_adaptive picks tau on the twin's expected curve instead of one noisy draw of it: never worse
         eb = both.policy == "eb_adaptive"
-        ok = ok.astype(bool)
-        ok[eb] = diff[eb] >= -(2 * both.yield_sd_old[eb] + 5e-3)
+        ok = np.where(eb, diff >= -(2 * both.yield_sd_old + 5e-3), ok)
         assert ok.all(), both.loc[~ok, ["policy", "budget_frac", "yield_mean_old", "yield_mean_new", "yield_sd_old"]]
     fixed = new["depth_sim"][new["depth_sim"].policy.isin(["oracle", "hc_depth"])]
     assert (fixed.yield_sd.fillna(0) < 1e-12).all()        # expectations: no spread over seeds
