@@ -33,6 +33,18 @@ def block_columns(key: Column, key_steps: int, prefix: str = "_b") -> list[Colum
     return [sign.alias(f"{prefix}sign"), level.alias(f"{prefix}level")]
 
 
+ZERO_LEVEL = -2 ** 62   # the block of non-positive values, below every positive one
+
+
+def positive_levels(values: np.ndarray, key_steps: int) -> np.ndarray:
+    """``block_columns``' level for non-negative values inside a batch (numpy): floor(log2(x) x
+    key_steps), zero in a block of its own below all others."""
+    values = np.asarray(values, dtype=np.float64)
+    positive = values > 0
+    return np.where(positive, np.floor(np.log2(np.where(positive, values, 1.0)) * key_steps), ZERO_LEVEL) \
+        .astype(np.int64)
+
+
 @dataclass(frozen=True)
 class Curve:
     """Expected outcome per budget (the fields of ``sim.Outcome``)."""

@@ -89,15 +89,19 @@ def _prefix_tables(k: int, k_max: int, min_remaining: int, key_steps: int):
                     break
                 sk = pre[keep, kk - 1]
                 rest = (hq[keep] - sk) / (n[keep] - kk)
-                level = np.where(rest > 0, np.floor(np.log2(np.where(rest > 0, rest, 1.0)) * key_steps), -2 ** 62)
-                rel = pd.DataFrame({"a": sk, "b": level.astype(np.int64)}).groupby(["a", "b"], as_index=False).size()
+                level = blocks.positive_levels(rest, key_steps)
+                rel = pd.DataFrame({"a": sk, "b": level}).groupby(["a", "b"], as_index=False).size()
                 rel = rel.rename(columns={"size": "hosts"})
                 rel["kind"], rel["i"], rel["x1"], rel["x2"], rel["x3"] = "rel", kk, 0.0, 0.0, 0.0
                 parts.append(rel)
-            out = pd.concat(parts, ignore_index=True)
-            yield out[[f.name for f in _AGG_SCHEMA.fields]].astype({"i": "int64", "a": "int64", "b": "int64",
-                                                                      "hosts": "int64"})
+            yield _batch_frame(parts)
     return fn
+
+
+def _batch_frame(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """One batch's sums in the shape of ``_AGG_SCHEMA``."""
+    out = pd.concat(parts, ignore_index=True)
+    return out[[f.name for f in _AGG_SCHEMA.fields]].astype({"i": "int64", "a": "int64", "b": "int64", "hosts": "int64"})
 
 
 def _summed(df: DataFrame) -> DataFrame:
@@ -166,14 +170,12 @@ def _runs_tables(taus, cell_of, twin: bool, key_steps: int):
                 c["kind"], c["i"], c["x3"] = "cell", ti, 0.0
                 pm = adaptive.posterior_mean(found, fetched, alpha, beta)
                 d = pd.DataFrame({"a": np.ones(len(n), dtype=np.int64),
-                                  "b": np.floor(np.log2(np.maximum(pm, 1e-300)) * key_steps).astype(np.int64),
+                                  "b": blocks.positive_levels(pm, key_steps),
                                   "x1": (n - fetched).astype(float), "x2": (hq - found).astype(float)})
                 d = d.groupby(["a", "b"], as_index=False).agg(hosts=("x1", "size"), x1=("x1", "sum"), x2=("x2", "sum"))
                 d["kind"], d["i"], d["x3"] = "deep", ti, 0.0
                 parts += [c, d]
-            out = pd.concat(parts, ignore_index=True)
-            yield out[[f.name for f in _AGG_SCHEMA.fields]].astype({"i": "int64", "a": "int64", "b": "int64",
-                                                                      "hosts": "int64"})
+            yield _batch_frame(parts)
     return fn
 
 
@@ -253,7 +255,7 @@ def available(hosts: DataFrame) -> set[str]:
     return {c for c in ("log_hc", "log_pr", "cc") if row[c]}
 
 
-def run_seed(hosts: DataFrame, seed: int, cfg: SweepConfig, *, signals: set[str], budgets, fixed: dict,
+def run_seed(hosts: DataFrame, seed: int, cfg: SweepConfig, *, budgets, fixed: dict,
              groups: list[str]) -> dict[str, list[dict]]:
     """One seed's raw rows (the shape of ``simulate.run_seed``): ``fixed`` holds the seed-free
     curves (``fixed_curves``), recomputed never; the page-order policies are drawn here."""
@@ -328,7 +330,7 @@ def run_sweep(population, cfg: SweepConfig) -> dict[str, pd.DataFrame]:
             groups = sorted(r[0] for r in hosts.select("grp").distinct().collect()) if cfg.adaptive_groups else []
             fixed = fixed_curves(hosts, cfg, budgets, signals, totals)
             cached = hosts
-        rows = run_seed(cached, seed, cfg, signals=signals, budgets=budgets, fixed=fixed, groups=groups)
+        rows = run_seed(cached, seed, cfg, budgets=budgets, fixed=fixed, groups=groups)
         for key, r in rows.items():
             raw[key].extend(r)
         if callable(population):
