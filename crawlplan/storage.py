@@ -6,6 +6,7 @@ whole dataset is written: a failed node leaves nothing half-written where reader
 from __future__ import annotations
 
 import json
+import os
 import uuid
 
 from pyspark.errors import AnalysisException
@@ -75,6 +76,66 @@ def write_text(spark: SparkSession, path: str, text: str) -> None:
     if fs.exists(hpath):
         fs.delete(hpath, False)      # with its .crc, if an older write left one
     raw.rename(tmp, hpath)
+
+
+def local_file(path: str) -> str | None:
+    """The OS path of a local ``path`` (no scheme, or ``file:``), None for any other file system."""
+    if path.startswith("file:"):
+        return "/" + path[len("file:"):].lstrip("/")
+    return None if "://" in path else path
+
+
+def create_new(spark: SparkSession, path: str, text: str) -> bool:
+    """Create ``path`` holding ``text`` only if it does not exist; False if it does. Atomic where
+    the file system offers it: ``O_EXCL`` on a local disk, the name node's create on HDFS. An
+    object store's create is a check then a put (docs/security.md: one writer per folder there)."""
+    local = local_file(path)
+    if local is not None:
+        try:
+            fd = os.open(local, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        return True
+    fs, hpath = _fs(spark, path)
+    try:
+        stream = _plain(spark, fs).create(hpath, False)
+    except Exception as exc:  # py4j wraps the Java FileAlreadyExistsException
+        if "FileAlreadyExists" in str(exc) or fs.exists(hpath):
+            return False
+        raise
+    try:
+        stream.write(bytearray(text.encode("utf-8")))
+    finally:
+        stream.close()
+    return True
+
+
+def replace_text(spark: SparkSession, path: str, text: str) -> None:
+    """Overwrite ``path`` with no moment where it is missing (``write_text`` deletes, then renames):
+    ``os.replace`` on a local disk, an overwriting create elsewhere (one name-node call on HDFS,
+    one put on an object store). For a file others test for existence, such as a lease."""
+    local = local_file(path)
+    if local is not None:
+        tmp = f"{local}.tmp-{uuid.uuid4().hex[:8]}"
+        with open(tmp, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, local)
+        return
+    fs, hpath = _fs(spark, path)
+    stream = _plain(spark, fs).create(hpath, True)
+    try:
+        stream.write(bytearray(text.encode("utf-8")))
+    finally:
+        stream.close()
+
+
+def rename(spark: SparkSession, src: str, dst: str) -> bool:
+    """Rename one file; False when ``src`` is gone (another process moved it first)."""
+    fs, src_path = _fs(spark, src)
+    _, dst_path = _fs(spark, dst)
+    return bool(fs.rename(src_path, dst_path))
 
 
 def is_dir(spark: SparkSession, path: str) -> bool:
@@ -151,17 +212,17 @@ def read_json(spark: SparkSession, path: str) -> dict | None:
 
 
 def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "",
-                  schema: DatasetSchema | None = None) -> int:
+                  schema: DatasetSchema | None = None, tmp_dir: str = "") -> int:
     """Write ``df`` as Parquet at ``out_dir/dataset`` atomically; return the row count.
 
-    The count is observed while the rows are written (``DataFrame.observe``), not read back
+    ``tmp_dir`` is the run's own temporary folder (``JobContext.tmp_dir``). The count is observed while the rows are written (``DataFrame.observe``), not read back
     in a second Spark job: on small inputs each extra job costs more than the write itself.
     """
     schema = schema or load_schema(dataset)
     observed = Observation(f"rows_{dataset}")
     checked = enforce(df, schema, context=context).observe(observed, F.count(F.lit(1)).alias("rows"))
     final = join(out_dir, dataset)
-    tmp = join(out_dir, "_tmp", f"{dataset}-{uuid.uuid4().hex[:12]}")
+    tmp = join(tmp_dir or join(out_dir, "_tmp"), f"{dataset}-{uuid.uuid4().hex[:12]}")
     writer = checked.write.mode("overwrite")
     if schema.partition_by:
         writer = writer.partitionBy(*schema.partition_by)

@@ -7,11 +7,13 @@ import dag_fake_jobs
 import pytest
 
 from crawlplan import storage
-from crawlplan.conf import ConfError
+from crawlplan.conf import ConfError, load_conf
 from crawlplan.dag.entry import run_with_upstream
 from crawlplan.dag.pipeline import describe, load_pipeline
 from crawlplan.dag.runner import Runner
 from crawlplan.schemas import load_schema, schema_from_dict
+
+LEASE = load_conf("local")["run"]["lease"]   # a runner's conf needs the output lease's settings
 
 PIPELINE = """
 name: fake
@@ -51,7 +53,7 @@ def fake(tmp_path, monkeypatch):
 
 
 def _runner(spark, out, conf=None):
-    return Runner(spark, conf or {"run": {"progress_every_s": 0}}, str(out), echo=lambda *_: None)
+    return Runner(spark, conf or {"run": {"progress_every_s": 0, "lease": LEASE}}, str(out), echo=lambda *_: None)
 
 
 def test_topological_order_and_description(fake):
@@ -102,7 +104,7 @@ def test_second_run_skips_and_params_invalidate(spark, fake, tmp_path):
     assert [forced[n]["status"] for n in ("numbers", "doubled")] == ["ran", "ran"]
 
     # a param change re-runs that node and (through the fingerprint chain) its consumers
-    changed = _runner(spark, out, {"run": {"progress_every_s": 0}, "dag_fake_jobs:numbers": {"n": 9}})
+    changed = _runner(spark, out, {"run": {"progress_every_s": 0, "lease": LEASE}, "dag_fake_jobs:numbers": {"n": 9}})
     fake.nodes["numbers"].params.clear()
     result = changed.run_pipeline(fake)
     assert result["numbers"]["status"] == "ran" and result["doubled"]["status"] == "ran"
@@ -113,7 +115,7 @@ def test_second_run_skips_and_params_invalidate(spark, fake, tmp_path):
 def test_a_job_with_its_upstream_runs_them_in_one_application_and_skips_what_is_done(spark, fake, tmp_path):
     """``spark-submit jobs/NODE.py --with-upstream`` (``crawlplan submit --one-application``)."""
     out = str(tmp_path / "out")
-    conf = {"run": {"progress_every_s": 0}}
+    conf = {"run": {"progress_every_s": 0, "lease": LEASE}}
     args = argparse.Namespace(output=out, input=[], force=False, retry_failed=False)
     assert run_with_upstream(spark, conf, fake, "doubled", args) == 0
     assert dag_fake_jobs.CALLS == ["numbers", "doubled"]
@@ -129,7 +131,7 @@ def test_failed_node_leaves_no_partial_output(spark, fake, tmp_path):
     out = tmp_path / "out"
     _runner(spark, out).run_pipeline(fake)
     before = sorted(r.value for r in spark.read.parquet(str(out / "doubled")).collect())
-    failing = _runner(spark, out, {"run": {"progress_every_s": 0}, "dag_fake_jobs:doubled": {"fail": True}})
+    failing = _runner(spark, out, {"run": {"progress_every_s": 0, "lease": LEASE}, "dag_fake_jobs:doubled": {"fail": True}})
     with pytest.raises(Exception, match="column 'tag' is null"):
         failing.run_pipeline(fake, only="doubled")
     after = sorted(r.value for r in spark.read.parquet(str(out / "doubled")).collect())

@@ -31,6 +31,7 @@ class JobContext:
     files_outputs: dict[str, str] = field(default_factory=dict)
     optional: frozenset[str] = frozenset()     # the node's optional external inputs (pipeline file)
     work_dir: str = ""      # kept across a failed run of the same node and fingerprint; removed on success
+    tmp_dir: str = ""       # this run's own temporary folder (its output lease's); "" = OUT/_tmp
 
     def read(self, dataset: str) -> DataFrame:
         """A dataset written by an upstream node (or passed with ``--input``)."""
@@ -77,6 +78,6 @@ class JobContext:
     def files_output(self, name: str) -> str:
         """A fresh folder for a non-tabular output (HTML report, model files); moved into place
         by the runner when the node succeeds."""
-        tmp = storage.join(self.out_dir, "_tmp", f"{name}-{uuid.uuid4().hex[:12]}")
+        tmp = storage.join(self.tmp_dir or storage.join(self.out_dir, "_tmp"), f"{name}-{uuid.uuid4().hex[:12]}")
         self.files_outputs[name] = tmp
         return tmp

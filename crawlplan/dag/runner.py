@@ -14,6 +14,7 @@ import logging
 import os
 import time
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from pyspark.sql import DataFrame
@@ -21,6 +22,7 @@ from pyspark.sql import DataFrame
 from crawlplan import __version__, storage
 from crawlplan.conf import get
 from crawlplan.dag.context import InputError, JobContext
+from crawlplan.dag.lease import LeaseSettings, OutputLease
 from crawlplan.dag.pipeline import Node, Pipeline
 from crawlplan.dag.progress import ProgressReporter
 from crawlplan.dag.required import check_required_rows
@@ -192,6 +194,21 @@ class Runner:
         self.out_dir = out_dir.rstrip("/") or "."
         self.echo = echo
         self.roots = roots or [self.out_dir]
+        self.lease: OutputLease | None = None
+
+    @contextmanager
+    def leased(self):
+        """Hold the output folder's lease (docs/security.md) while nodes run: its creation is the
+        folder's test write, before any node, and a second run on the folder refuses at once."""
+        if self.lease is not None:
+            yield self.lease
+            return
+        with OutputLease(self.spark, self.out_dir, LeaseSettings.from_conf(self.conf)) as lease:
+            self.lease = lease
+            try:
+                yield lease
+            finally:
+                self.lease = None
 
     def upstream_marker(self, dataset: str, producer: str) -> dict | None:
         """The marker of the node that wrote ``dataset``, from the first root holding either."""
@@ -237,14 +254,18 @@ class Runner:
         order, forced = plan_run(pipeline, self.conf, only=only, start=start, until=until)
         forced = set(order) if force else forced
         external = dict(get(self.conf, "inputs", {}) or {})
-        # leftovers of a killed run: never visible to readers, but they take space
-        storage.delete(self.spark, storage.join(self.out_dir, "_tmp"))
-        return {name: self.run_node(pipeline, pipeline.nodes[name], external, force=name in forced,
-                                    label=f"[{i}/{len(order)}] {name}")
-                for i, name in enumerate(order, 1)}
+        with self.leased():
+            return {name: self.run_node(pipeline, pipeline.nodes[name], external, force=name in forced,
+                                        label=f"[{i}/{len(order)}] {name}")
+                    for i, name in enumerate(order, 1)}
 
     def run_node(self, pipeline: Pipeline, node: Node, external: dict, *, force: bool, label: str) -> dict:
         """Skip ``node`` when its marker is current, else check its inputs are not empty and run it."""
+        with self.leased() as lease:
+            lease.check()
+            return self._run_node(pipeline, node, external, force=force, label=label)
+
+    def _run_node(self, pipeline: Pipeline, node: Node, external: dict, *, force: bool, label: str) -> dict:
         fp = self.fingerprint(pipeline, node, external)
         partial = work_root(self.out_dir, node.name)
         if not force and self.is_complete(node, fp):
@@ -260,6 +281,7 @@ class Runner:
             out_dir=self.out_dir, search_roots=self.roots,
             external={k: external.get(k) for k in pipeline.external_inputs(node.name)},
             optional=frozenset(node.optional), work_dir=work_dir(self.out_dir, node.name, fp),
+            tmp_dir=self.lease.tmp_dir,
         )
         return self.execute(node, ctx, fp, refingerprint=lambda: self.fingerprint(pipeline, node, external))
 
@@ -278,7 +300,8 @@ class Runner:
                     df = results[out]
                     if not isinstance(df, DataFrame):
                         raise TypeError(f"node '{node.name}' output '{out}' is not a DataFrame")
-                    rows[out] = storage.write_dataset(df, out, self.out_dir, context=f"node {node.name}")
+                    rows[out] = storage.write_dataset(df, out, self.out_dir, context=f"node {node.name}",
+                                                      tmp_dir=ctx.tmp_dir)
                 elif out in ctx.files_outputs:
                     storage.move(self.spark, ctx.files_outputs[out], storage.join(self.out_dir, out))
                 else:

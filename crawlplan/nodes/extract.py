@@ -115,7 +115,8 @@ def within_limit(ctx, outputs: dict, base: str) -> dict:
         ctx.note(note)
     if failure:
         for name in OUTPUTS:
-            storage.write_dataset(outputs[name], name, ctx.out_dir, context=f"node {ctx.node}")
+            storage.write_dataset(outputs[name], name, ctx.out_dir, context=f"node {ctx.node}",
+                                  tmp_dir=ctx.tmp_dir)
         raise TooManyFailedFiles(failure)
     return outputs
 

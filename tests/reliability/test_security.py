@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from crawlplan.conf import ConfError, load_conf
 from crawlplan.security import REDACTED, redact, redact_args, safe_join, safe_name
 
+LEASE = load_conf("local")["run"]["lease"]   # a runner's conf needs the output lease's settings
+
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 
@@ -204,7 +206,7 @@ def test_markers_never_store_secrets(spark, tmp_path, monkeypatch):
     monkeypatch.setattr(storage, "load_schema", lambda name, schema_dir=None: schema_from_dict(
         {"dataset": "numbers", "columns": [{"name": "value", "type": "long", "nullable": False}]})
         if name == "numbers" else real(name, schema_dir))
-    conf = {"run": {"progress_every_s": 0}, "inputs": {"warc_paths": f"s3a://AKIA1:{SECRET}@bucket/p.gz"}}
+    conf = {"run": {"progress_every_s": 0, "lease": LEASE}, "inputs": {"warc_paths": f"s3a://AKIA1:{SECRET}@bucket/p.gz"}}
     lines: list[str] = []
     Runner(spark, conf, str(tmp_path / "out"), echo=lambda m: lines.append(str(m))).run_pipeline(
         load_pipeline(str(tmp_path / "p.yaml")))
