@@ -6,8 +6,8 @@ block expectations, seeded per-host page orders). Both run on the same host tabl
 conf's seeds and budgets; the table shows each policy's yield at every budget: today's mean and
 its range over seeds, the Spark mean, and whether it lies inside that range.
 
-    .venv/bin/python scripts/sweep_before_after.py --calibrated 20000
-    .venv/bin/python scripts/sweep_before_after.py --scores out/demo/scores --graph data/demo/graph
+    .venv/bin/python scripts/sweep_before_after.py --calibrated 20000 --seeds 20
+    .venv/bin/python scripts/sweep_before_after.py --scores out/demo/scores --graph data/demo/graph --seeds 20
 """
 
 from __future__ import annotations
@@ -43,11 +43,15 @@ def main(argv=None) -> int:
     ap.add_argument("--calibrated", type=int, default=0, help="hosts of a calibrated population (seed 0)")
     ap.add_argument("--scores", help="a run's scores dataset (the demo's: out/<run>/scores)")
     ap.add_argument("--graph", help="the web graph release the run used (HC, PR)")
+    ap.add_argument("--seeds", type=int, default=0,
+                    help="seeds 0..N-1 instead of the conf's (the Monte-Carlo policies' spread needs more than five)")
     args = ap.parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = load_conf("local", overrides=["spark.master=local[2]", "spark.shuffle_partitions=4"])
     spark = build_session(conf, app_name="sweep-before-after")
     p = dict(section(conf, "policies.simulate"))
+    if args.seeds:
+        p["seeds"] = list(range(args.seeds))
     if args.calibrated:
         pop = calibrated_population(CalibratedParams(hosts=args.calibrated), seed=0)
         label = f"calibrated population, {args.calibrated:,} hosts"
@@ -68,11 +72,12 @@ def main(argv=None) -> int:
         inside = (both.yield_mean_after >= both.yield_min_before - 1e-9) & \
                  (both.yield_mean_after <= both.yield_max_before + 1e-9)
         print(f"## {name}: yield (high-quality share of fetched pages)\n")
-        print("| policy | budget | before: mean | before: min – max | after: mean | inside |")
-        print("|---|---|---|---|---|---|")
+        print("| policy | budget | before: mean | before: min – max | after: mean | after: min – max | inside |")
+        print("|---|---|---|---|---|---|---|")
         for r, ok in zip(both.itertuples(), inside):
             print(f"| {r.policy} | {r.budget_frac:g} | {r.yield_mean_before:.4f} | {r.yield_min_before:.4f} – "
-                  f"{r.yield_max_before:.4f} | {r.yield_mean_after:.4f} | {'yes' if ok else 'no'} |")
+                  f"{r.yield_max_before:.4f} | {r.yield_mean_after:.4f} | {r.yield_min_after:.4f} – "
+                  f"{r.yield_max_after:.4f} | {'yes' if ok else 'no'} |")
         print(f"\n{int(inside.sum())} of {len(both)} inside today's range over seeds; largest |after - before| = "
               f"{float(np.abs(both.yield_mean_after - both.yield_mean_before).max()):.4f}\n")
     spark.stop()

@@ -80,7 +80,10 @@ def correlation_table(table: DataFrame, *, replicates: int, seed: int, alpha: fl
     """
     reference.check_bootstrap(replicates, alpha)
     host_sample.check_max_hosts(max_hosts_per_group)
-    table = table.persist(StorageLevel.MEMORY_AND_DISK)
+    # on disk only: a block of this table is a shuffle partition of host rows (6M rows at 8M hosts
+    # and the local profile's 8 partitions), and a memory level reads a spilled block back into
+    # one heap buffer, which ran out of a 2 GB heap (bench_scale, docs/scale.md); from disk it streams
+    table = table.persist(StorageLevel.DISK_ONLY)
     rho = group_spearman(table, list(GROUP), "x", "y", weight="documents")
     sample = host_sample.sampled_statistics(table, list(GROUP), "rev_host", "x", "y", max_hosts=max_hosts_per_group,
                                             replicates=replicates, seed=seed, alpha=alpha)
