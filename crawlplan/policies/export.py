@@ -233,10 +233,21 @@ def json_line(rec: dict) -> str:
         elif c in FLOAT_COLUMNS:
             out[c] = float(v)
         elif c == PLAN_COLUMN:
-            out[c] = json.loads(v) if v else []
+            out[c] = _plan_value(v)
         else:
             out[c] = str(v)
     return json_text(out)
+
+
+def _plan_value(text):
+    """The plan column as JSON: its list, or - when a hand-made dataset holds text that is not
+    JSON - that text as a string (a table keeps every row as it is; crawler formats skip it)."""
+    if not text:
+        return []
+    try:
+        return json.loads(text)
+    except ValueError:
+        return str(text)
 
 
 def json_text(obj) -> str:
