@@ -25,7 +25,8 @@ GENERIC_OTHER_TLDS = {"info", "biz", "io", "co", "me", "tv", "xyz", "online", "s
 
 
 MAX_HOST_LENGTH = 253  # DNS; longer "hosts" are junk and would not fit a partition directory name
-_LABEL = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")   # RFC 1123 (letters, digits, inner hyphens)
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"            # RFC 1123: letters, digits, inner hyphens
+_DNS_NAME = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}")
 
 
 def ascii_host(host: str) -> str:
@@ -38,22 +39,17 @@ def ascii_host(host: str) -> str:
     digits, Punycode that decodes; or an IPv4 / IPv6 address (no zone, no brackets)."""
     if not isinstance(host, str) or not host or len(host) > 4 * MAX_HOST_LENGTH:
         return ""
+    if ":" in host or host.rsplit(".", 1)[-1].isdigit():   # an IP literal, or invalid: no top label is all digits
+        try:
+            return str(ipaddress.ip_address(host)) if "%" not in host else ""
+        except ValueError:
+            return ""
     try:
-        if "%" not in host:
-            return str(ipaddress.ip_address(host))
-    except ValueError:
-        pass
-    try:
-        text = host.encode("idna").decode("ascii").lower()
-    except UnicodeError:
-        return ""
-    labels = text.split(".")
-    if len(text) > MAX_HOST_LENGTH or labels[-1].isdigit() or not all(_LABEL.fullmatch(x) for x in labels):
-        return ""
-    try:
-        for label in labels:
-            if label.startswith("xn--"):
-                label.encode("ascii").decode("idna")
+        text = host.lower() if host.isascii() else host.encode("idna").decode("ascii").lower()
+        if len(text) > MAX_HOST_LENGTH or not _DNS_NAME.fullmatch(text):
+            return ""
+        if "xn--" in text:
+            text.encode("ascii").decode("idna")       # Punycode that does not decode raises
     except UnicodeError:
         return ""
     return text
