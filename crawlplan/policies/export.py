@@ -15,11 +15,10 @@ URL-path sheets or metadata in the crawler formats.
 
 Host keys and plan URLs come from the open web, and crawlers load these files as configuration
 (docs/security.md). A crawler format writes a row only when every value it writes for it passes
-``exports.safety.writable``: the host a valid DNS name or IPv4 address (``hosts.ascii_host``; IDN hosts written
-as A-labels), a registered domain (cc-nutch) a valid host, every seed URL a plain http(s) URL on
-the row's host (``valid_seed_url``); other rows are skipped and counted (``skipped_unsafe``). On
-top of that every value goes through the format's escaping (XML, JSON, Nutch metadata). The
-tables keep every row: their writers quote or escape any text, and they are data, not config.
+``exports.safety.writable`` (a valid host, written in A-labels; a valid registered domain; seed
+URLs on that host); other rows are skipped and counted (``skipped_unsafe``). On top of that every
+value goes through the format's escaping (XML, JSON, Nutch metadata). The tables keep every row:
+their writers quote or escape any text, and they are data, not configuration.
 """
 
 from __future__ import annotations
