@@ -16,6 +16,8 @@ host and a release's name under either convention (``WWW_STRIPPED`` / ``WWW_KEPT
 from __future__ import annotations
 
 import functools
+import ipaddress
+import re
 from urllib.parse import urlsplit
 
 TLD_CATEGORIES = ("academic", "commercial", "country-code", "nonprofit", "government", "other")
@@ -23,6 +25,39 @@ GENERIC_OTHER_TLDS = {"info", "biz", "io", "co", "me", "tv", "xyz", "online", "s
 
 
 MAX_HOST_LENGTH = 253  # DNS; longer "hosts" are junk and would not fit a partition directory name
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"            # RFC 1123: letters, digits, inner hyphens
+_DNS_NAME = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}")
+
+
+def ascii_host(host: str) -> str:
+    """``host`` as crawlers and DNS see it - IDNA A-labels (IDNA 2003, what Java's ``IDN`` and
+    Heritrix use), lower case - when it is a valid DNS name or IP literal; '' otherwise.
+
+    Host names come from the open web and end up in crawler configuration files, so only what a
+    resolver could ask for passes: RFC 1123 labels of at most 63 characters, at most 253 in all,
+    no empty label (strip the root dot first, as ``host_of`` does), a top label that is not all
+    digits, Punycode that decodes; or an IPv4 / IPv6 address (no zone, no brackets)."""
+    if not isinstance(host, str) or not host or len(host) > 4 * MAX_HOST_LENGTH:
+        return ""
+    if ":" in host or host.rsplit(".", 1)[-1].isdigit():   # an IP literal, or invalid: no top label is all digits
+        try:
+            return str(ipaddress.ip_address(host)) if "%" not in host else ""
+        except ValueError:
+            return ""
+    try:
+        text = host.lower() if host.isascii() else host.encode("idna").decode("ascii").lower()
+        if len(text) > MAX_HOST_LENGTH or not _DNS_NAME.fullmatch(text):
+            return ""
+        if "xn--" in text:
+            text.encode("ascii").decode("idna")       # Punycode that does not decode raises
+    except UnicodeError:
+        return ""
+    return text
+
+
+def valid_host(host: str) -> bool:
+    """Whether ``host`` is a valid DNS name or IP literal (``ascii_host`` says what passes)."""
+    return ascii_host(host) != ""
 
 
 def host_of(url: str) -> str:

@@ -27,3 +27,19 @@ def test_tld_categories_follow_the_paper():
     assert hosts.tld_category("service.gouv.fr") == "government"
     assert hosts.tld_category("spiegel.de") == "country-code"
     assert hosts.tld_category("example.xyz") == "other"
+
+
+def test_valid_hosts_are_dns_names_or_ip_literals():
+    for host in ("example.com", "EXAMPLE.com", "a-b.c0.example", "x" * 63 + ".com", "localhost", "1.2.3.4", "::1",
+                 "2001:db8::1", "host.a1", "bücher.example", "xn--bcher-kva.example", ".".join(["a" * 62] * 4)):
+        assert hosts.valid_host(host), host
+    assert hosts.ascii_host("Bücher.Example") == "xn--bcher-kva.example"      # IDNA A-labels, lower case
+    assert hosts.ascii_host("EXAMPLE.com") == "example.com"
+    bad = ["", "example.com.", "a..b", ".example.com", "-a.com", "a-.com", "a_b.com", "x" * 64 + ".com",
+           ".".join(["a" * 63] * 4), "a" * 10_000, "ex ample.com", "ex\tample.com", "ex\nample.com", "ex\rample.com",
+           "nul\x00.com", 'ex"ample.com', "ex<ample>.com", "x]]>y.com", "x<!--y.com", "../etc/passwd",
+           "example.com:8080", "user@example.com", "[::1]", "fe80::1%eth0", "1.2.3", "01.2.3.4", "1.2.3.999",
+           "xn--zz.com", "bad\ufffdutf8.com", "bad\x80x.com", "line\u2028sep.com", None, b"example.com"]
+    for host in bad:
+        assert not hosts.valid_host(host), repr(host)
+        assert hosts.ascii_host(host) == "", repr(host)

@@ -180,7 +180,7 @@ def test_spark_export_equals_the_pandas_export(spark, tmp_path, monkeypatch):
     settings = export.ExportSettings(precedence_levels=4, segments=3, partition_pages=120, crawl_id="cc")
     for fmt in export.FORMATS:
         want = export.write(many, fmt, tmp_path / "pandas" / fmt, settings=settings)
-        got = stream.export_budgets(spark, str(src), fmt, str(tmp_path / "spark" / fmt), settings, job)
+        got = stream.export_budgets(spark, str(src), fmt, str(tmp_path / "spark" / fmt), settings, job).path
         if fmt == "parquet":
             a, b = pq.read_table(want), pq.read_table(got)
             assert a.schema.equals(b.schema) and a.equals(b)

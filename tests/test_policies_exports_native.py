@@ -87,7 +87,7 @@ def test_spark_export_writes_the_golden_files(spark, plan, tmp_path):
     job = stream.StreamSettings(part_rows=2, copy_buffer_bytes=16)
     for fmt in export.FORMATS:
         name = fmt if fmt in export.CRAWLER_FORMATS else export.TABLE_FILES[fmt]
-        out = stream.export_budgets(spark, str(src), fmt, str(tmp_path / name), export.ExportSettings(), job)
+        out = stream.export_budgets(spark, str(src), fmt, str(tmp_path / name), export.ExportSettings(), job).path
         if fmt == "parquet":
             got, want = pq.read_table(out), pq.read_table(GOLDEN / fmt / "budgets.parquet")
             assert got.schema.equals(want.schema) and got.equals(want)

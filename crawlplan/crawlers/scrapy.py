@@ -38,7 +38,7 @@ from http import HTTPStatus
 from io import BytesIO
 from urllib.parse import urlsplit
 
-from crawlplan.hosts import strip_www
+from crawlplan.hosts import ascii_host, strip_www
 
 MODES = ("plan", "uniform")
 HUB_WEIGHT = 0.5       # a hub page (where the plan's links are) is worth half a wanted page
@@ -65,13 +65,21 @@ class HostPlan:
         return int(round(_BONUS * min(max(best, 0.0), 1.0)))
 
 
+def _plan_host(row: dict) -> str:
+    """The row's host in ASCII, '' when it is no valid host or its plan is no list: the budgets
+    table keeps such rows as data, the crawl (as every crawler format) leaves them out."""
+    host = ascii_host(".".join(reversed(str(row["surt_host_name"]).split(","))))
+    return host if ":" not in host and isinstance(row.get("within_host_plan") or [], list) else ""
+
+
 def load_plan(path: str, scheme: str = "https") -> list[HostPlan]:
-    """Hosts of a budgets JSONL export in rank order (all rows; budget 0 hosts included)."""
+    """Hosts of a budgets JSONL export in rank order (all rows with a valid host; budget 0 hosts
+    included)."""
     rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
-    rows.sort(key=lambda r: (int(r["rank"]), r["surt_host_name"]))
+    rows = sorted((r for r in rows if _plan_host(r)), key=lambda r: (int(r["rank"]), r["surt_host_name"]))
     hosts = []
     for pos, r in enumerate(rows, start=1):
-        host = ".".join(reversed(r["surt_host_name"].split(",")))
+        host = _plan_host(r)
         seeds, patterns = [f"{scheme}://{host}/"], []
         for item in r.get("within_host_plan") or []:
             share = float(item["expected_share"])

@@ -85,16 +85,20 @@ def cmd_export_budgets(args) -> int:
     spark = build_session(conf, app_name="crawlplan-export")
     frame, used = budgets_frame(spark, args.input, plans=args.plans, page_clusters=args.page_clusters,
                                 sitemaps=args.sitemaps, top=args.plan_top)
-    rows, hosts, planned = stream.summary(frame)
     if used:
+        _, _, planned = stream.summary(frame)
         print(f"within-host plans for {planned} hosts from " + ", ".join(str(p) for p in used.values()))
     formats = export.FORMATS if args.format == "all" else (args.format,)
     for fmt in formats:
         target = args.out
         if args.format == "all":     # every format into one folder: the tables by their file names
             target = str(Path(args.out) / (fmt if fmt in export.CRAWLER_FORMATS else export.TABLE_FILES[fmt]))
-        path = stream.export_budgets(spark, frame, fmt, target, settings, job)
-        print(f"{fmt}: {path} ({rows if fmt in export.TABLE_FORMATS else hosts} hosts)")
+        done = stream.export_budgets(spark, frame, fmt, target, settings, job)
+        if fmt in export.TABLE_FORMATS:
+            print(f"{fmt}: {done.path} ({done.rows} hosts; a table keeps every row, its writer quotes any text)")
+        else:
+            print(f"{fmt}: {done.path} ({done.rows} hosts; skipped_unsafe {done.skipped_unsafe}: rows with pages "
+                  f"whose host, domain or seed URL {fmt} files cannot carry safely)")
     return 0
 
 

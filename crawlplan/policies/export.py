@@ -12,6 +12,13 @@ Apath) link patterns with the expected share of wanted pages, plus, from ``page_
 regex and seed URLs of each preferred cluster), so a crawler spends each host's budget on the
 page types that matter: column ``within_host_plan`` (a JSON list) in the tables; seed URLs,
 URL-path sheets or metadata in the crawler formats.
+
+Host keys and plan URLs come from the open web, and crawlers load these files as configuration
+(docs/security.md). A crawler format writes a row only when every value it writes for it passes
+``exports.safety.writable`` (a valid host, written in A-labels; a valid registered domain; seed
+URLs on that host); other rows are skipped and counted (``skipped_unsafe``). On top of that every
+value goes through the format's escaping (XML, JSON, Nutch metadata). The tables keep every row:
+their writers quote or escape any text, and they are data, not configuration.
 """
 
 from __future__ import annotations
@@ -25,8 +32,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from crawlplan.hosts import rev_to_host, surt_host, surt_to_rev
+from crawlplan.hosts import surt_host
 from crawlplan.policies.allocate import BUDGET_COLUMNS
+from crawlplan.policies.exports.safety import writable, written_host
 from crawlplan.source.plans import cluster_url_patterns, load_host_plans
 
 TABLE_FORMATS = ("csv", "parquet", "jsonl")
@@ -37,6 +45,7 @@ FILE_SUFFIXES = {".txt", ".xml", ".cxml", ".csv", ".json", ".jsonl", ".parquet"}
 INT_COLUMNS = ("sample_size", "allocated_pages", "rank")
 FLOAT_COLUMNS = ("sampled_density", "estimate")
 PLAN_COLUMN = "within_host_plan"
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,8 @@ class ExportSettings:
             raise ValueError("precedence_levels must stay below Heritrix's precedence floor (255)")
         if self.scheme not in ("http", "https"):
             raise ValueError(f"scheme must be http or https, got {self.scheme!r}")
+        if not self.hostdb.isprintable() or not self.crawl_id.isprintable():
+            raise ValueError("hostdb and crawl_id must be printable text (they go into XML and JSON)")
 
 
 def attach_plans(df: pd.DataFrame, plans: pd.DataFrame, top: int = 5,
@@ -221,10 +232,28 @@ def json_line(rec: dict) -> str:
         elif c in FLOAT_COLUMNS:
             out[c] = float(v)
         elif c == PLAN_COLUMN:
-            out[c] = json.loads(v) if v else []
+            out[c] = _plan_value(v)
         else:
             out[c] = str(v)
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+    return json_text(out)
+
+
+def _plan_value(text):
+    """The plan column as JSON: its list, or - when a hand-made dataset holds text that is not
+    JSON - that text as a string (a table keeps every row as it is; crawler formats skip it)."""
+    if not text:
+        return []
+    try:
+        return json.loads(text)
+    except ValueError:
+        return str(text)
+
+
+def json_text(obj) -> str:
+    """Compact JSON on one line for every line splitter: non-ASCII text stays readable, but
+    U+0085, U+2028 and U+2029, line breaks to ``str.splitlines`` and JavaScript, are escaped (they
+    can only stand inside JSON strings, where the escape means the same character)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).translate(_LINE_BREAKS)
 
 
 def to_csv(df: pd.DataFrame) -> str:
@@ -239,7 +268,8 @@ def to_jsonl(df: pd.DataFrame) -> str:
 
 
 def seed_url(surt_host_name: str, scheme: str = "https") -> str:
-    return f"{scheme}://{rev_to_host(surt_to_rev(surt_host_name))}/"
+    """The host's root URL, from the valid host only (``safety.written_host``)."""
+    return f"{scheme}://{written_host(surt_host_name)}/"
 
 
 def plan_items(row) -> list[dict]:
@@ -261,12 +291,17 @@ def cluster_seeds(row, root: str) -> list[tuple[str, dict]]:
     return out
 
 
-def crawl_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """The rows a crawler format carries: hosts with pages to fetch, in rank order.
+def crawl_rows(df: pd.DataFrame, fmt: str) -> pd.DataFrame:
+    """The rows crawler format ``fmt`` carries: hosts with pages to fetch that it can write
+    safely (``writable``), in rank order.
 
     No crawler can express "zero pages" as a cap (Heritrix aside, a zero limit means *no* limit
     in Nutch's generator and URLFrontier), so hosts without a budget are left out of the seeds."""
-    return canonical(df).pipe(lambda d: d[d.allocated_pages > 0]).reset_index(drop=True)
+    rows = canonical(df).pipe(lambda d: d[d.allocated_pages > 0])
+    plans = rows[PLAN_COLUMN] if PLAN_COLUMN in rows.columns else [""] * len(rows)
+    ok = [writable(fmt, h, d, p, plan) for h, d, p, plan in
+          zip(rows.surt_host_name, rows.registered_domain, rows.allocated_pages, plans)]
+    return rows[ok].reset_index(drop=True)
 
 
 def write(df: pd.DataFrame, fmt: str, out: str | Path, scheme: str = "https",

@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
 
 import pandas as pd
 
 from crawlplan.policies.export import cluster_seeds, crawl_rows, plan_items, seed_url
+from crawlplan.policies.exports.safety import crawl_surt
 
 BEANS = "crawlplan-sheets.cxml"
 SEEDS = "seeds.txt"
@@ -35,9 +36,11 @@ _LITERAL_SECTION = re.compile(r"https\?://[^/]+/([A-Za-z_-]+)/")
 
 def host_prefixes(surt_host_name: str) -> list[str]:
     """SURT prefixes of exactly one host (the ``)`` closes the authority), with and without the
-    ``www.`` that crawlplan's host keys drop. Heritrix compares https URIs as http."""
-    base = "http://(" + surt_host_name + ","
-    return [base + ")", base + "www,)"] if not surt_host_name.endswith(",www") else [base + ")"]
+    ``www.`` that crawlplan's host keys drop. Heritrix compares https URIs as http. Built only
+    from the valid host (``safety.crawl_surt``: A-labels; a ValueError for any other key)."""
+    surt = crawl_surt(surt_host_name)
+    base = "http://(" + surt + ","
+    return [base + ")", base + "www,)"] if not surt.endswith(",www") else [base + ")"]
 
 
 def precedence(position: int, n: int, levels: int) -> int:
@@ -54,12 +57,12 @@ def _sections(item: dict) -> list[str]:
 
 def _sheet(name: str, entries: list[tuple[str, int]]) -> list[str]:
     out = [f"<bean id={quoteattr(name)} class={quoteattr(SHEET)}>", " <property name=\"map\">", "  <map>"]
-    out += [f"   <entry key={quoteattr(k)} value=\"{v}\"/>" for k, v in entries]
+    out += [f"   <entry key={quoteattr(k)} value={quoteattr(str(v))}/>" for k, v in entries]
     return out + ["  </map>", " </property>", "</bean>"]
 
 
 def _value(prefix: str) -> str:
-    return f"   <value>{prefix}</value>"
+    return f"   <value>{escape(prefix)}</value>"
 
 
 def _head(name: str, entries: list[tuple[str, int]]) -> list[str]:
@@ -70,7 +73,7 @@ def _head(name: str, entries: list[tuple[str, int]]) -> list[str]:
 
 def _tail(name: str) -> list[str]:
     return ["  </list>", " </property>", " <property name=\"targetSheetNames\">",
-            f"  <list><value>{name}</value></list>", " </property>", "</bean>"]
+            f"  <list><value>{escape(name)}</value></list>", " </property>", "</bean>"]
 
 
 def budget_sheet(budget: int, prec: int) -> tuple[list[str], list[str]]:
@@ -126,7 +129,7 @@ FOOTER = "</beans>"
 
 
 def render(df: pd.DataFrame, settings) -> dict[str, str]:
-    rows = crawl_rows(df)
+    rows = crawl_rows(df, "heritrix")
     n = len(rows)
     groups: dict[tuple[int, int], list[str]] = {}
     uri_groups: dict[int, list[str]] = {}

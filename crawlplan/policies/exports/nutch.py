@@ -25,8 +25,9 @@ from xml.sax.saxutils import escape
 
 import pandas as pd
 
-from crawlplan.hosts import rev_to_host, surt_host, surt_to_rev
+from crawlplan.hosts import ascii_host, rev_to_host, surt_host, surt_to_rev
 from crawlplan.policies.export import cluster_seeds, crawl_rows, seed_url
+from crawlplan.policies.exports.safety import crawl_host
 
 SEEDS = "seeds.txt"
 SITE_XML = "nutch-site.xml"
@@ -38,7 +39,9 @@ _SPENT = "fetched - notModified - gone - redirTemp - redirPerm"
 
 
 def _clean(text) -> str:
-    return str(text).replace("\t", " ").replace("\n", " ")
+    """Free text as one seed metadata value: the Injector has no escapes, so every character
+    that could end the field or the line (TAB, CR, LF, any control, U+2028/2029) becomes a space."""
+    return "".join(ch if ch.isprintable() else " " for ch in str(text))
 
 
 def host_score(position: int, n: int) -> float:
@@ -65,9 +68,9 @@ def host_seed_lines(row, pos: int, n: int, settings) -> list[str]:
     return lines
 
 
-def seed_lines(df: pd.DataFrame, settings) -> list[str]:
+def seed_lines(df: pd.DataFrame, settings, fmt: str = "nutch") -> list[str]:
     """One line per host (its root), then the seed URLs of its preferred clusters."""
-    rows = crawl_rows(df)
+    rows = crawl_rows(df, fmt)
     n = len(rows)
     return [line for pos, row in enumerate(rows.itertuples(index=False), start=1)
             for line in host_seed_lines(row, pos, n, settings)]
@@ -108,16 +111,19 @@ def apache_properties(fallback: int, settings) -> str:
 
 
 def _apache(df: pd.DataFrame, settings) -> dict[str, str]:
-    rows = crawl_rows(df)
+    rows = crawl_rows(df, "nutch")
     fallback = int(rows.allocated_pages.min()) if len(rows) else 1
     return {SEEDS: "\n".join(seed_lines(df, settings)) + "\n", SITE_XML: apache_properties(fallback, settings)}
 
 
 def limit_domain(surt_host_name: str, registered_domain) -> str:
-    """The domain a host's budget counts toward: its registered domain, else the host itself."""
-    if isinstance(registered_domain, str) and registered_domain != "":
-        return registered_domain.lower()
-    return rev_to_host(surt_to_rev(surt_host_name)).lower()
+    """The domain a host's budget counts toward: its registered domain, else the host itself (in
+    ASCII, ``hosts.ascii_host``; a ValueError when it is not a valid host)."""
+    given = isinstance(registered_domain, str) and registered_domain != ""
+    domain = ascii_host(registered_domain) if given else crawl_host(surt_host_name)
+    if not domain:
+        raise ValueError(f"no valid limits domain for {str(surt_host_name)[:80]!r}")
+    return domain
 
 
 def limits_figures(total: int, largest: int, hosts: int, settings) -> tuple[int, int, int]:
@@ -141,7 +147,7 @@ def limits_head(settings) -> list[str]:
 
 def domain_limits(df: pd.DataFrame, settings) -> pd.DataFrame:
     """One row per registered domain, the figures of generate.domain.limits.file."""
-    rows = crawl_rows(df)
+    rows = crawl_rows(df, "cc-nutch")
     if rows.empty:
         return pd.DataFrame(columns=["domain", "urls_per_segment", "urls_per_host_per_segment", "hosts",
                                      "partitions", "first_rank"])
@@ -171,7 +177,7 @@ def _cc(df: pd.DataFrame, settings) -> dict[str, str]:
     limits = domain_limits(df, settings)
     body = [limits_line(r.domain, r.total, r.largest, r.hosts, settings) for r in limits.itertuples(index=False)]
     return {LIMITS: "\n".join(limits_head(settings) + body) + "\n",
-            SEEDS: "\n".join(seed_lines(df, settings)) + "\n", SITE_XML: cc_properties(settings)}
+            SEEDS: "\n".join(seed_lines(df, settings, "cc-nutch")) + "\n", SITE_XML: cc_properties(settings)}
 
 
 def read_seeds(path: Path) -> pd.DataFrame:

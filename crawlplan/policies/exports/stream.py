@@ -10,6 +10,9 @@ file between its header and its footer. What a format aggregates - hosts' positi
 (Heritrix precedence bands, Nutch scores), the Heritrix sheets, Common Crawl's per-domain limits -
 is a Spark aggregation; the driver collects one count per partition and a few numbers. The output
 is byte-for-byte the pandas export's (tests/test_policies_export.py compares both).
+
+A crawler format first marks each row it can write safely (``safety.writable``, a pandas UDF over
+Arrow batches): it carries only those, and Spark counts the others (``Exported.skipped_unsafe``).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from crawlplan.policies.export import (
     json_line,
 )
 from crawlplan.policies.exports import heritrix, nutch, urlfrontier
+from crawlplan.policies.exports.safety import writable
 from crawlplan.policies.exports.within_host import budgets_frame, parent, typed
 
 POSITION = "position"       # 1-based place of a host among the rows a crawler format carries
@@ -56,13 +60,23 @@ class StreamSettings(Settings):
             raise ValueError("policies.export.part_rows and copy_buffer_bytes must be >= 1")
 
 
+@dataclass(frozen=True)
+class Exported:
+    """One format's export: the file or folder written, the rows it carries (a table: every row;
+    a crawler format: the hosts with pages it could write safely) and the rows with pages a
+    crawler format skipped because a value could not be written safely (a table skips none:
+    its writer quotes or escapes any text)."""
+    path: str
+    rows: int
+    skipped_unsafe: int
+
+
 def export_budgets(spark: SparkSession, budgets: str | DataFrame, fmt: str, out: str, settings,
                    stream: StreamSettings, *, plans: str | None = None, page_clusters: str | None = None,
-                   sitemaps: str | None = None, top: int = 5) -> str:
+                   sitemaps: str | None = None, top: int = 5) -> Exported:
     """Write one format of a budgets dataset (a path, its plans found beside it as ``budgets_frame``
     does, or a frame from ``budgets_frame``) to ``out``: a file for a table format (a folder gets the
-    default file name), a folder for a crawler format. ``settings`` is an ``export.ExportSettings``.
-    Returns the file or folder written."""
+    default file name), a folder for a crawler format. ``settings`` is an ``export.ExportSettings``."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format '{fmt}'; known: {', '.join(FORMATS)}")
     if isinstance(budgets, DataFrame):
@@ -88,7 +102,7 @@ def export_budgets(spark: SparkSession, budgets: str | DataFrame, fmt: str, out:
             job.crawler(frame, fmt, out, settings)
     finally:
         storage.delete(spark, work)
-    return out
+    return Exported(out, job.rows, job.skipped)
 
 
 def _frame(rows: list[tuple]) -> pd.DataFrame:
@@ -172,8 +186,10 @@ class _Job:
     def __init__(self, spark: SparkSession, stream: StreamSettings, work: str):
         self.spark, self.stream, self.work = spark, stream, work
         self.parts = 1
+        self.rows = self.skipped = 0
 
     def _sized(self, rows: int) -> None:
+        self.rows = rows
         self.parts = max(1, math.ceil(rows / self.stream.part_rows))
 
     def parquet(self, frame: DataFrame, out: str) -> None:
@@ -202,13 +218,17 @@ class _Job:
                             buffer_bytes=self.stream.copy_buffer_bytes)
         storage.delete(self.spark, folder)
 
-    def _positioned(self, frame: DataFrame) -> tuple[DataFrame, int]:
-        """The rows a crawler format carries (hosts with pages), each with its ``position`` in
-        canonical order: rows range-sorted into parts and numbered within each part, written once
-        (so every later step sees the same numbering); a part's offset is the rows before it (one
-        count per part on the driver)."""
-        crawl = frame.where(F.col("allocated_pages") > 0)
-        self._sized(crawl.count())
+    def _positioned(self, frame: DataFrame, fmt: str) -> tuple[DataFrame, int]:
+        """The rows a crawler format carries (hosts with pages it can write safely, the others
+        counted), each with its ``position`` in canonical order: rows range-sorted into parts and
+        numbered within each part, written once (so every later step sees the same numbering); a
+        part's offset is the rows before it (one count per part on the driver)."""
+        marked = frame.where(F.col("allocated_pages") > 0).withColumn("_ok", _writable(frame, fmt))
+        counts = marked.agg(F.count(F.when(F.col("_ok"), 1)).alias("ok"),
+                            F.count(F.when(~F.col("_ok"), 1)).alias("unsafe")).first()
+        self._sized(int(counts["ok"]))
+        self.skipped = int(counts["unsafe"])
+        crawl = marked.where(F.col("_ok")).drop("_ok")
         folder = storage.join(self.work, "rows")
         (crawl.repartitionByRange(self.parts, "rank", "surt_host_name").sortWithinPartitions("rank", "surt_host_name")
          .withColumn("_id", F.monotonically_increasing_id()).write.parquet(folder))
@@ -230,7 +250,7 @@ class _Job:
         return self.spark.read.parquet(folder)
 
     def crawler(self, frame: DataFrame, fmt: str, out: str, settings) -> None:
-        rows, n = self._positioned(frame)
+        rows, n = self._positioned(frame, fmt)
         if fmt == "heritrix":
             frags = self._fragments(rows, _heritrix_fragments(n, settings))
             beans = frags.where(F.col("f") == 0)
@@ -261,6 +281,17 @@ class _Job:
             frags = self._fragments(rows, _urlfrontier_fragments(settings))
             self._file(frags.where(F.col("f") == 0), storage.join(out, urlfrontier.PUT))
             self._file(frags.where(F.col("f") == 1), storage.join(out, urlfrontier.LIMITS))
+
+
+def _writable(frame: DataFrame, fmt: str):
+    """A boolean column: whether ``fmt`` can write the row safely (``safety.writable``, per batch)."""
+    plan = F.col(PLAN_COLUMN) if PLAN_COLUMN in frame.columns else F.lit("")
+
+    @F.pandas_udf("boolean")
+    def ok(hosts: pd.Series, domains: pd.Series, pages: pd.Series, plans: pd.Series) -> pd.Series:
+        return pd.Series([writable(fmt, *values) for values in zip(hosts, domains, pages, plans)], dtype=bool)
+
+    return ok(F.col("surt_host_name"), F.col("registered_domain"), F.col("allocated_pages"), plan)
 
 
 def summary(frame: DataFrame) -> tuple[int, int, int]:

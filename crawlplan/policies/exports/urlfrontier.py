@@ -20,20 +20,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from crawlplan.hosts import rev_to_host, strip_www, surt_host, surt_to_rev
-from crawlplan.policies.export import cluster_seeds, crawl_rows, seed_url
+from crawlplan.hosts import strip_www, surt_host
+from crawlplan.policies.export import cluster_seeds, crawl_rows, json_text, seed_url
+from crawlplan.policies.exports.safety import UINT32_MAX, written_host
 
 PUT = "puturls.jsonl"
 LIMITS = "setcrawllimit.jsonl"
-UINT32_MAX = 2**32 - 1
 
 
 def queue_key(surt_host_name: str) -> str:
-    return strip_www(rev_to_host(surt_to_rev(surt_host_name)))
+    """The queue key: the valid host in ASCII without a leading ``www.`` (a ValueError otherwise)."""
+    return strip_www(written_host(surt_host_name))
 
 
 def _line(obj: dict) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    return json_text(obj)
 
 
 def _info(url: str, key: str, meta: dict[str, str | list[str]], crawl_id: str) -> dict:
@@ -71,7 +72,7 @@ def host_lines(row, settings) -> tuple[list[str], str]:
 
 def render(df: pd.DataFrame, settings) -> dict[str, str]:
     puts, limits = [], []
-    for row in crawl_rows(df).itertuples(index=False):
+    for row in crawl_rows(df, "urlfrontier").itertuples(index=False):
         lines, limit = host_lines(row, settings)
         puts += lines
         limits.append(limit)
