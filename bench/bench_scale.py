@@ -181,9 +181,14 @@ def measure(cmd: list[str], log: Path, interval: float, env: dict) -> dict:
 
 
 def last_error(log: Path) -> str:
+    """The CLI's own error line, else the first Java or Python exception (``java.lang.OutOfMemoryError:
+    Java heap space``), not a stack frame that happens to name an error utility."""
     lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
-    errors = [ln for ln in lines if re.search(r"error|exception|Error", ln)]
-    return ((errors or lines or ["no output"])[-1])[:200]
+    for pattern in (r"^crawlplan: error:", r"^[\w.$]+(Error|Exception)(:|$)", r"error|exception|Error"):
+        found = [ln for ln in lines if re.search(pattern, ln) and not ln.startswith("at ")]
+        if found:
+            return (found[-1] if pattern.startswith("^crawlplan") else found[0])[:200]
+    return (lines or ["no output"])[-1][:200]
 
 
 def event_settings(events: Path) -> str:
