@@ -16,6 +16,8 @@ host and a release's name under either convention (``WWW_STRIPPED`` / ``WWW_KEPT
 from __future__ import annotations
 
 import functools
+import ipaddress
+import re
 from urllib.parse import urlsplit
 
 TLD_CATEGORIES = ("academic", "commercial", "country-code", "nonprofit", "government", "other")
@@ -25,15 +27,40 @@ GENERIC_OTHER_TLDS = {"info", "biz", "io", "co", "me", "tv", "xyz", "online", "s
 MAX_HOST_LENGTH = 253  # DNS; longer "hosts" are junk and would not fit a partition directory name
 
 
+_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+
+
+def valid_host(host: str) -> bool:
+    """A DNS name (RFC 1123 labels of letters, digits and inner hyphens, each at most 63 bytes,
+    253 in all, after IDNA encoding; not an all-digit top label) or an IPv4/IPv6 literal.
+
+    Hosts come from crawled URLs, which anyone on the web writes: a host that passes is safe as a
+    key, a partition folder and a line in a crawler's configuration; ``x<!--y.com`` never is."""
+    if not host or "%" in host:
+        return False
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    try:
+        ascii_host = host.encode("idna").decode("ascii").lower()
+    except UnicodeError:
+        return False
+    labels = ascii_host.split(".")
+    return (len(ascii_host) <= MAX_HOST_LENGTH and not labels[-1].isdigit()
+            and all(_LABEL.match(label) for label in labels))
+
+
 def host_of(url: str) -> str:
-    """Lower-cased host of a URL without port or trailing dot; '' if there is none or it is
-    longer than DNS allows."""
+    """Lower-cased host of a URL without user info, port, brackets or trailing dot; '' if there
+    is none or it is not a valid host (:func:`valid_host`)."""
     try:
         host = urlsplit(url.strip()).hostname or ""
     except ValueError:
         return ""
     host = host.rstrip(".").lower()
-    return host if len(host) <= MAX_HOST_LENGTH else ""
+    return host if valid_host(host) else ""
 
 
 def strip_www(host: str) -> str:
