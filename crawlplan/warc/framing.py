@@ -73,6 +73,7 @@ def bounded_iterator(source, max_header_bytes: int, known_format: str | None):
         run = 0
         lines: list[bytes] = []
         uri_not_utf8 = False
+        overflow = 0            # bytes of the line that went over (consumed, never returned)
 
         def new_block(self) -> None:
             self.run, self.lines, self.uri_not_utf8 = 0, [], False
@@ -89,6 +90,7 @@ def bounded_iterator(source, max_header_bytes: int, known_format: str | None):
             line = super().readline(want)
             self.run += len(line)
             if want == room and len(line) >= room and not line.endswith(b"\n"):
+                self.overflow = len(line)
                 raise HeaderTooLong(f"a header line over {max_header_bytes:,} bytes")
             if len(self.lines) < 64:
                 self.lines.append(line[:256])
@@ -112,6 +114,8 @@ def bounded_iterator(source, max_header_bytes: int, known_format: str | None):
                 return super().load_http_headers(rec_type, uri, stream, length)
             except HeaderTooLong as exc:
                 self.header_fault = f"HTTP headers: {exc}"
+                if hasattr(stream, "limit"):     # the record's reader never saw the bytes of that line
+                    stream.limit = max(0, stream.limit - iterator.reader.overflow)
                 return None
 
     iterator = ArchiveIterator(source, arc2warc=True, no_record_parse=False)

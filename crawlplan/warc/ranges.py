@@ -163,7 +163,7 @@ def parse_ranges(batch: list[tuple[RecordRange, bytes]], path: str, outcome: Fil
 
 
 def _parse_joined(batch: list[tuple[RecordRange, bytes]], path: str, outcome: FileOutcome, *,
-                  max_payload_bytes: int, read_payload, max_header_bytes: int) -> list[RangeResult]:
+                  max_payload_bytes: int, read_payload, max_header_bytes: int = MAX_HEADER_BYTES) -> list[RangeResult]:
     """The leading ranges of ``batch`` whose records one fastwarc iterator over the joined bytes
     parses cleanly (see :func:`parse_ranges`); possibly none."""
     starts = list(itertools.accumulate((len(data) for _, data in batch), initial=0))

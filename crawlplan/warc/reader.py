@@ -297,6 +297,7 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
                 fault = iterator.loader.header_fault
                 if fault:
                     rec.fault, rec.fault_detail = "bad_header", fault
+                    set_status(outcome, "corrupt", f"the record at offset {offset}: {fault}")
                 elif wants(rec):
                     _read_body(record, rec, max_payload_bytes)
                 problem = declared_length_problem(record)
@@ -323,6 +324,7 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
             outcome.records += 1
             outcome.records_by_type[rec.record_type] += 1
             last_offset = offset
+            set_status(outcome, "corrupt", f"the record at offset {offset}: {rec.fault_detail}")
             yield rec
         except Exception as exc:  # corrupt member, bad headers: record it, then try to resync
             failed = exc
