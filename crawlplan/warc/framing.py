@@ -183,7 +183,8 @@ def partial_headers(lines: list[bytes]) -> dict[str, str]:
 
 NOT_AN_ARCHIVE = "not a WARC or ARC file: its first bytes are neither WARC/ nor filedesc:// (gzipped or not)"
 FRAMING = {
-    "short": "the record at offset {offset} ends before its declared Content-Length",
+    "short": "the record at offset {offset} ends before its declared Content-Length (the file or its gzip member "
+             "is cut short)",
     "boundary": "the record at offset {offset} is not followed by the next record where its Content-Length "
                 "says: the length is wrong",
 }

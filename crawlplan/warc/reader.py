@@ -263,11 +263,12 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
             source.seek(base)
         iterator = bounded_iterator(source, max_header_bytes, known_format)
         if known_format is None:
-            known_format, _ = sniff_format(head_of(iterator))
+            head = head_of(iterator)
+            known_format, _ = sniff_format(head)
             if known_format is None and path.endswith((".arc", ".arc.gz")):
                 known_format = "arc"
             if known_format is None:
-                outcome.status, outcome.error = "corrupt", NOT_AN_ARCHIVE
+                outcome.status, outcome.error = "corrupt", NOT_AN_ARCHIVE if head else "zero-byte file"
                 return
             iterator.known_format = known_format
         failed: Exception | None = None
