@@ -61,14 +61,14 @@ def valid_host(host: str) -> bool:
 
 
 def host_of(url: str) -> str:
-    """Lower-cased host of a URL without port or trailing dot; '' if there is none or it is
-    longer than DNS allows."""
+    """Lower-cased host of a URL without user info, port, brackets or trailing dot; '' if there
+    is none or it is not a valid host (:func:`valid_host`)."""
     try:
         host = urlsplit(url.strip()).hostname or ""
     except ValueError:
         return ""
     host = host.rstrip(".").lower()
-    return host if len(host) <= MAX_HOST_LENGTH else ""
+    return host if valid_host(host) else ""
 
 
 def strip_www(host: str) -> str:

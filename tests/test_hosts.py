@@ -43,3 +43,24 @@ def test_valid_hosts_are_dns_names_or_ip_literals():
     for host in bad:
         assert not hosts.valid_host(host), repr(host)
         assert hosts.ascii_host(host) == "", repr(host)
+
+
+def test_valid_host_takes_dns_names_and_ip_literals_only():
+    for host in ("example.com", "www.blog.example.co.uk", "xn--caf-dma.example", "café.example.com", "localhost",
+                 "a-b.example", "1.2.3.4", "::1", "2001:db8::1", "a" * 63 + ".com"):
+        assert hosts.valid_host(host), host
+    for host in ("", "x<!--y.com", 'a"b.com', "a b.com", "a\nb.com", "-a.com", "a-.com", "a..b.com", "a_b.com",
+                 "a" * 64 + ".com", ".".join(["a" * 60] * 5), "256.1.1.1", "example.123", "fe80::1%eth0",
+                 "bad\ufffd.example.com", "../etc", "a/b.com"):
+        assert not hosts.valid_host(host), host
+
+
+def test_host_of_drops_user_info_port_brackets_trailing_dot_and_case():
+    assert hosts.host_of("http://User:pw@WWW.Example.COM.:8080/a?b") == "www.example.com"
+    assert hosts.host_of("https://[2001:DB8::1]:443/") == "2001:db8::1"
+    assert hosts.host_of("http://1.2.3.4/") == "1.2.3.4"
+    assert hosts.host_of("http://café.example.com/") == "café.example.com"
+    # not a valid host: no host keys are ever built from these
+    for url in ("http://x<!--y.com/", "http://a_b.example.com/", "http://-a.com/", "dns:example.com",
+                "http://[::1/", "http://" + "a" * 300 + ".com/", "http://ex ample.com/"):
+        assert hosts.host_of(url) == "", url

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
@@ -29,7 +30,7 @@ import pyarrow.parquet as pq
 
 from crawlplan import hosts
 from crawlplan.extract.records import looks_html
-from crawlplan.warc.reader import FileOutcome, crawl_of, iter_records
+from crawlplan.warc.reader import FileOutcome, crawl_of, iter_records, url_problem
 
 # The flat schema's columns this writer fills (names and types as Common Crawl publishes them).
 INDEX_COLUMNS = (
@@ -113,19 +114,28 @@ def _row(rec, length: int, warc_filename: str) -> dict | None:
     }
 
 
-def index_rows(path: str, warc_filename: str | None = None) -> tuple[list[dict], FileOutcome]:
+def index_rows(path: str, warc_filename: str | None = None,
+               rejects: Counter | None = None) -> tuple[list[dict], FileOutcome]:
     """The index rows of one WARC file (``warc_filename``: the name written, default ``path``).
 
     A record's length is the next record's offset minus its own (the last one ends at the end of
     the file), so with one gzip member per record, as Common Crawl writes, the range is exactly
-    that member."""
+    that member. A response whose URL has no valid host, is too long or not UTF-8 (``bad_url``),
+    or whose framing is wrong (``bad_length``, ``bad_header``) gets no row and is counted in
+    ``rejects``: index keys are built from valid hosts only."""
     outcome = FileOutcome(warc_file=path)
     rows: list[dict] = []
+    rejects = rejects if rejects is not None else Counter()
     previous = None
 
     def close(rec, end):
-        row = _row(rec, end - rec.offset, warc_filename or path)
-        if row is not None:
+        if rec.fault:
+            rejects[rec.fault] += 1
+            return
+        row = None if url_problem(rec.url) else _row(rec, end - rec.offset, warc_filename or path)
+        if row is None:
+            rejects["bad_url"] += 1
+        else:
             rows.append(row)
 
     for rec in iter_records(path, outcome, read_payload=lambda r: r.record_type in ("response", "metadata")):
@@ -154,7 +164,8 @@ def _arrow_schema():
 
 def _write_one(job: tuple[int, str, str, str]) -> dict:
     number, path, warc_filename, out = job
-    rows, outcome = index_rows(path, warc_filename)
+    rejects: Counter = Counter()
+    rows, outcome = index_rows(path, warc_filename, rejects)
     crawl = crawl_of(warc_filename) or "unknown"
     subset = subset_of(warc_filename)
     rows.sort(key=lambda r: (r["url_surtkey"], r["warc_record_offset"]))
@@ -162,7 +173,7 @@ def _write_one(job: tuple[int, str, str, str]) -> dict:
     os.makedirs(os.path.dirname(target), exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=_arrow_schema()), target)
     return {"warc_file": path, "status": outcome.status, "error": outcome.error, "rows": len(rows),
-            "records": outcome.records, "crawl": crawl, "subset": subset}
+            "records": outcome.records, "rejects": dict(rejects), "crawl": crawl, "subset": subset}
 
 
 def relative_name(path: str, base: str) -> str:

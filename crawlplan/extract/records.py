@@ -18,12 +18,16 @@ from crawlplan.extract.decode import decode_html
 from crawlplan.extract.language import LANGUAGE_IDS, detect_language
 from crawlplan.extract.text import EXTRACTORS, ExtractionTimeout, extract_text, trafilatura_options
 from crawlplan.warc.ranges import RecordRange, iter_ranges
-from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records
+from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records, url_problem
 from crawlplan.warc.remote import RetryPolicy, default_policy
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # a file that gave no record at all still leaves one reject row saying why
 FILE_REJECT_REASONS = {"missing": "missing_file", "corrupt": "read_error", "unreachable": "unreachable_file"}
+
+
+_NUMBERS = (("max_payload_bytes", True), ("max_header_bytes", True), ("max_url_bytes", True),
+            ("min_text_chars", True), ("timeout_s", False))
 
 
 @dataclass
@@ -34,6 +38,8 @@ class ExtractSettings(Settings):
     extractor: str
     language_id: str
     max_payload_bytes: int
+    max_header_bytes: int
+    max_url_bytes: int
     timeout_s: float
     min_text_chars: int
     trafilatura: dict
@@ -44,8 +50,7 @@ class ExtractSettings(Settings):
         """Counts may be written 1e7 or 1000.0 (number_setting); ``remote`` is the conf section
         ``remote`` (None: conf/defaults.yaml's)."""
         numbers = {key: number_setting(f"extract.{key}", params[key], integer)
-                   for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False))
-                   if key in params}
+                   for key, integer in _NUMBERS if key in params}
         policy = RetryPolicy.from_params(remote) if remote is not None else default_policy()
         settings = settings_from(cls, params, cls.SECTION, **numbers,
                                  trafilatura=trafilatura_options(params.get("trafilatura")), remote=policy)
@@ -60,7 +65,7 @@ class ExtractSettings(Settings):
                                     ("language_id", self.language_id, LANGUAGE_IDS)):
             if value not in allowed:
                 raise ValueError(f"unknown extract.{key} '{value}'; choose one of {', '.join(allowed)}")
-        for key, integer in (("max_payload_bytes", True), ("min_text_chars", True), ("timeout_s", False)):
+        for key, integer in _NUMBERS:
             number_setting(f"extract.{key}", getattr(self, key), integer)
         if not check_packages:      # a cluster driver need not have the executors' packages
             return
@@ -112,6 +117,8 @@ def _reject(rec: RawRecord, stage: str, reason: str, detail: str | None = None) 
 
 def record_to_row(rec: RawRecord, settings: ExtractSettings) -> dict:
     """A response record -> a document row or a reject row (never raises)."""
+    if rec.fault:           # bad_length | bad_header: the record's bytes are not what it declares
+        return _reject(rec, "read", rec.fault, rec.fault_detail)
     if not rec.http_headers and rec.http_status is None:
         return _reject(rec, "filter", "not_http", rec.url)
     if rec.http_status != 200:
@@ -129,9 +136,10 @@ def record_to_row(rec: RawRecord, settings: ExtractSettings) -> dict:
         return _reject(rec, "decode", "binary_payload", rec.content_type)
     if rec.content_type is None and not looks_html(body):
         return _reject(rec, "filter", "non_html", "no Content-Type and the body is not HTML")
-    host = hosts.host_of(rec.url or "")
-    if not host:
-        return _reject(rec, "filter", "bad_url", rec.url)
+    problem = url_problem(rec.url, settings.max_url_bytes)
+    if problem:     # the reject keeps at most max_url_bytes of the URL
+        return {**_reject(rec, "filter", "bad_url", problem), "url": (rec.url or "")[:settings.max_url_bytes] or None}
+    host = hosts.host_of(rec.url)
     html, charset = decode_html(body, rec.declared_charset)
     try:
         text = extract_text(html, settings.extractor, settings.extractor_options(), settings.timeout_s)
@@ -195,7 +203,8 @@ def _file_records(path: str, settings: ExtractSettings, outcome: FileOutcome) ->
     seen_ids: set[str] = set()
     try:
         for rec in iter_records(path, outcome, max_payload_bytes=settings.max_payload_bytes,
-                                read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote):
+                                read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote,
+                                max_header_bytes=settings.max_header_bytes):
             if rec.record_type == "response":
                 yield {**_response_row(rec, settings, seen_ids), "_response": True}
     except Exception as exc:  # defensive: the reader already turns faults into values
@@ -220,7 +229,8 @@ def _range_records(path: str, ranges: list[dict], settings: ExtractSettings, max
     wanted = [RecordRange(int(r["offset"]), int(r["length"]), r.get("url")) for r in ranges]
     seen_ids: set[str] = set()
     for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, max_payload_bytes=settings.max_payload_bytes,
-                              read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote):
+                              read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote,
+                              max_header_bytes=settings.max_header_bytes):
         rec = result.record
         if rec is not None and rec.record_type != "response":
             result.error, result.detail = "not_a_response", f"WARC-Type {rec.record_type} at this offset"

@@ -16,7 +16,7 @@ from urllib.parse import urljoin
 
 from crawlplan.hosts import host_of, registered_domain
 from crawlplan.source.features import PageFeatures, extract, normalise_url
-from crawlplan.warc.reader import FileOutcome, iter_records
+from crawlplan.warc.reader import FileOutcome, iter_records, url_problem
 
 SAFE_SITE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,252}$")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -108,6 +108,16 @@ def wants_payload(rec) -> bool:
     return rec.record_type == "response"
 
 
+def record_problem(rec) -> str | None:
+    """Why a response cannot be a page whatever its content: its framing (``bad_length``,
+    ``bad_header``) or a web URL with no valid host, too long or not UTF-8 (``bad_url``)."""
+    if rec.fault:
+        return rec.fault
+    if rec.url and rec.url.lower().startswith(("http:", "https:")) and url_problem(rec.url):
+        return "bad_url"
+    return None
+
+
 def site_page(rec, order: int, rejects: Counter, *, bodies: bool = True) -> SitePage | None:
     """One response record of a site as a :class:`SitePage`, or None when it is not a page.
 
@@ -149,6 +159,10 @@ def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: st
     wants = wants_payload if bodies else (lambda rec: False)
     for rec in iter_records(path, outcome, read_payload=wants):
         if rec.record_type != "response" or not rec.url:
+            continue
+        problem = record_problem(rec)
+        if problem:
+            rejects[problem] += 1
             continue
         site = site_key(rec.url, site_mode)
         if not site:                     # dns:, whois:, urn: captures: no web host, not a page

@@ -32,6 +32,7 @@ from crawlplan.source.mirror import (
     HTML_TYPES,
     SAFE_SITE,
     iter_site_records,
+    record_problem,
     site_key,
     site_page,
     wants_payload,
@@ -244,7 +245,7 @@ def range_rows(path: str, ranges: list[dict], site_mode: str, max_gap: int, remo
         meta.setdefault((w.offset, w.length), r)
     for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, read_payload=wants_payload, remote=remote):
         rec = result.record
-        reason = result.error or (None if rec.record_type == "response" else "not_a_response")
+        reason = result.error or (record_problem(rec) if rec.record_type == "response" else "not_a_response")
         if reason:
             rejects[reason] += 1
             continue

@@ -17,63 +17,96 @@ def _type_name(record_type) -> str:
     return text.rsplit(".", 1)[-1] if text else "unknown"
 
 
-def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload):
+def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload, max_header_bytes):
+    """fastwarc's loop over a gzipped WARC. fastwarc reads a Content-Length that runs past its
+    member into the next record, so a record is handed on only once the next one parsed (or the
+    file ended cleanly); at a fault, warcio's checked loop reads the file again from the record
+    not yet handed on (seekable files), so both readers give the same rows."""
     # optional dependency: the fastwarc reader (extract.reader: fastwarc), imported only when chosen
     from fastwarc.warc import ArchiveIterator
 
     # reader.py imports this module back (the fastwarc reader is optional)
-    from crawlplan.warc.reader import RawRecord
+    from crawlplan.warc.reader import FRAMING, RawRecord, set_status
 
     wants = read_payload or (lambda rec: rec.record_type == "response")
     mark = getattr(source, "mark", None)     # a remote stream keeps the last record's bytes for the end check
     last_pos = 0
+    pending: RawRecord | None = None
     try:
         for record in ArchiveIterator(source, parse_http=True):
+            if pending is not None:
+                yield _counted(pending, outcome)
+                pending = None
             last_pos = record.stream_pos
             if mark is not None:
                 mark(last_pos)
-            http = record.http_headers if record.is_http else None
-            headers = {}
-            status = None
-            if http is not None:
-                for key, value in http.items():
-                    headers.setdefault(key.lower(), value)
-                status = http.status_code
-            rec = RawRecord(
-                warc_file=path, offset=record.stream_pos, record_type=_type_name(record.record_type),
-                record_id=record.record_id, url=record.headers.get("WARC-Target-URI"),
-                date=record.headers.get("WARC-Date"), http_status=status, http_headers=headers,
-            )
-            outcome.records += 1
-            outcome.records_by_type[rec.record_type] += 1
-            if wants(rec):
-                raw = record.reader.read(max_payload_bytes + 1)
-                rec.payload_length = len(raw)
-                if len(raw) > max_payload_bytes:
-                    rec.payload_error = "oversize"
-                else:
-                    rec.payload, rec.payload_error = decode_body(raw, headers, max_payload_bytes)
-            yield rec
+            pending = _record(RawRecord, record, path, wants, max_payload_bytes)
+            if pending.fault == "bad_length":
+                pending.fault_detail = FRAMING["short"].format(offset=last_pos)
+                set_status(outcome, "truncated", pending.fault_detail)
     except Exception as exc:
         outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
     local = path.removeprefix("file://")
     if os.path.exists(local):
         outcome.bytes = os.path.getsize(local)
     if not source.seekable():
+        if pending is not None:
+            yield _counted(pending, outcome)
         return
     # fastwarc stops at a damaged or cut-off member; hand the rest of the file to warcio's resync
     from crawlplan.warc.reader import TAIL_LIMIT, find_member, iter_warcio, members_complete
 
     source.seek(last_pos)
-    if outcome.status == "ok" and members_complete(source.read(TAIL_LIMIT)):
+    if outcome.status in ("ok", "truncated") and members_complete(source.read(TAIL_LIMIT)):
+        if pending is not None:
+            yield _counted(pending, outcome)
         return
-    next_start = find_member(source, last_pos + 1) if outcome.records else find_member(source, 0)
+    if pending is not None:         # warcio reads it again, with its member checks
+        next_start = last_pos
+    else:
+        next_start = find_member(source, last_pos + 1) if outcome.records else find_member(source, 0)
     if next_start is None:
-        if outcome.status == "ok":
-            outcome.status, outcome.error = "truncated", f"gzip member at offset {last_pos} is incomplete"
+        set_status(outcome, "truncated", f"gzip member at offset {last_pos} is incomplete")
         return
-    outcome.status = "corrupt"
-    outcome.error = (outcome.error or f"damaged gzip member at offset {last_pos}") + f"; resumed at {next_start}"
+    if outcome.status == "corrupt" or next_start != last_pos:
+        outcome.status = "corrupt"
+        outcome.error = (outcome.error or f"damaged gzip member at offset {last_pos}") + f"; resumed at {next_start}"
     yield from iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
-                            read_payload=read_payload, start=next_start)
+                            read_payload=read_payload, start=next_start, max_header_bytes=max_header_bytes,
+                            known_format="warc")
 
+
+def _counted(rec, outcome):
+    outcome.records += 1
+    outcome.records_by_type[rec.record_type] += 1
+    return rec
+
+
+def _record(raw_record, record, path, wants, max_payload_bytes):
+    """One fastwarc record as a RawRecord, its body read (when wanted) and the rest drained: a
+    block shorter than its Content-Length makes it a ``bad_length`` record."""
+    http = record.http_headers if record.is_http else None
+    headers = {}
+    status = None
+    if http is not None:
+        for key, value in http.items():
+            headers.setdefault(key.lower(), value)
+        status = http.status_code
+    rec = raw_record(
+        warc_file=path, offset=record.stream_pos, record_type=_type_name(record.record_type),
+        record_id=record.record_id, url=record.headers.get("WARC-Target-URI"),
+        date=record.headers.get("WARC-Date"), http_status=status, http_headers=headers,
+    )
+    got = 0
+    if wants(rec):
+        raw = record.reader.read(max_payload_bytes + 1)
+        got = rec.payload_length = len(raw)
+        if len(raw) > max_payload_bytes:
+            rec.payload_error = "oversize"
+        else:
+            rec.payload, rec.payload_error = decode_body(raw, headers, max_payload_bytes)
+    while chunk := record.reader.read(1 << 16):
+        got += len(chunk)
+    if got < record.content_length:
+        rec.fault = "bad_length"
+    return rec

@@ -21,11 +21,49 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from crawlplan import hosts
+from crawlplan.warc.framing import (
+    FRAMING,
+    NOT_AN_ARCHIVE,
+    HeaderTooLong,
+    bounded_iterator,
+    check_framing,
+    declared_length_problem,
+    fault_text,
+    find_member,
+    head_of,
+    partial_headers,
+    resync,
+    set_status,
+    sniff_format,
+    target_uri,
+)
 from crawlplan.warc.payload import decode_body
 from crawlplan.warc.remote import NotFound, RemoteError, RetryPolicy, open_stream
 
-_GZIP_MAGIC = b"\x1f\x8b\x08"
 _CRAWL_RE = re.compile(r"(CC-MAIN-\d{4}-\d{2})")
+
+
+# The callers without an ``extract`` section (index build, site pages) read with these; extract
+# passes its settings (conf/defaults.yaml: extract.max_header_bytes, extract.max_url_bytes).
+MAX_HEADER_BYTES = 32 << 10     # fastwarc's own bound on a header block
+MAX_URL_BYTES = 8192
+
+
+def url_problem(url: str | None, max_url_bytes: int = MAX_URL_BYTES) -> str | None:
+    """Why a record's URL cannot become a row keyed by its host, or None: bytes that were not
+    UTF-8 (the readers make them U+FFFD), more than ``max_url_bytes``, or no valid host
+    (:func:`crawlplan.hosts.valid_host`). The URL is the crawled site's to write."""
+    if not url:
+        return "no URL"
+    if "\ufffd" in url:
+        return "the URL is not UTF-8"
+    size = len(url.encode("utf-8", "surrogatepass"))
+    if size > max_url_bytes:
+        return f"a URL of {size:,} bytes > {max_url_bytes:,}"
+    if not hosts.host_of(url):
+        return "no valid host"
+    return None
 
 
 def crawl_of(path: str) -> str | None:
@@ -46,6 +84,8 @@ class RawRecord:
     payload: bytes | None = None
     payload_error: str | None = None
     payload_length: int | None = None
+    fault: str | None = None            # bad_length | bad_header: the record's framing is wrong
+    fault_detail: str | None = None
 
     @property
     def content_type(self) -> str | None:
@@ -96,10 +136,6 @@ def _http_status(status_and_headers) -> int | None:
         return None
 
 
-def _next_member(data: bytes, start: int) -> int:
-    return data.find(_GZIP_MAGIC, start)
-
-
 def members_complete(raw: bytes) -> bool:
     """True when ``raw`` is a run of whole gzip members (each with its trailer) and nothing else."""
     while raw:
@@ -127,12 +163,14 @@ def iter_records(
     read_payload: PayloadFilter | None = None,
     reader: str = "warcio",
     remote: RetryPolicy | None = None,
+    max_header_bytes: int = MAX_HEADER_BYTES,
 ) -> Iterator[RawRecord]:
     """Yield every record of ``path``; fill ``outcome`` with the file's accounting as it goes.
 
     ``read_payload(record)`` decides, from the headers alone, whether the body is read and
     decoded (default: response records). Bodies over ``max_payload_bytes`` are not read and get
-    ``payload_error='oversize'``. ``remote`` is the retry policy for http(s) and S3 paths.
+    ``payload_error='oversize'``. ``remote`` is the retry policy for http(s) and S3 paths. A file
+    whose first bytes are not a WARC or ARC is ``corrupt`` with no record.
     """
     started = time.time()
     try:
@@ -148,6 +186,7 @@ def iter_records(
     except OSError as exc:
         outcome.status, outcome.error = "corrupt", f"cannot open: {exc}"
         return
+    known, gzipped = None, path.endswith(".gz")
     if source.seekable():
         source.seek(0, 2)
         size = source.tell()
@@ -156,16 +195,23 @@ def iter_records(
             outcome.status, outcome.error = "corrupt", "zero-byte file"
             source.close()
             return
+        known, gzipped = sniff_format(source.read(4096))
+        source.seek(0)
+        if known is None:
+            outcome.status, outcome.error = "corrupt", NOT_AN_ARCHIVE
+            source.close()
+            return
     try:
-        if reader == "fastwarc" and not path.endswith((".arc", ".arc.gz")):
+        if reader == "fastwarc" and gzipped and known != "arc" and not path.endswith((".arc", ".arc.gz")):
             # fast.py imports this module; fastwarc is optional
             from crawlplan.warc.fast import iter_fastwarc
 
             yield from iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes,
-                                     read_payload=read_payload)
-        else:
+                                     read_payload=read_payload, max_header_bytes=max_header_bytes)
+        else:   # warcio: ARC files, and uncompressed WARC files, whose record boundaries it checks
             yield from iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
-                                    read_payload=read_payload)
+                                    read_payload=read_payload, max_header_bytes=max_header_bytes,
+                                    known_format=known)
         if not source.seekable():
             check_stream_end(source, path, outcome)
     finally:
@@ -202,20 +248,31 @@ def check_stream_end(source, path: str, outcome: FileOutcome) -> None:
             outcome.error = f"the last gzip member (from byte {stopped_at - len(tail):,}) is incomplete"
 
 
-def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0) -> Iterator[RawRecord]:
-    # warcio: the default reader, loaded in the task that reads
-    from warcio.archiveiterator import ArchiveIterator
-
+def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0,
+                max_header_bytes: int = MAX_HEADER_BYTES, known_format: str | None = None) -> Iterator[RawRecord]:
+    """warcio's record loop with the checks of :mod:`crawlplan.warc.framing`; after a fault it
+    re-synchronises (next gzip member, or next ``WARC/1.`` line of an uncompressed file)."""
     wants = read_payload or (lambda rec: rec.record_type == "response")
     seekable = source.seekable()
     mark = getattr(source, "mark", None)     # a remote stream keeps the last record's bytes for the end check
     base = start
     last_offset: int | None = None
+    short_at: int | None = None              # a record whose bytes ended before its declared length
     while True:
         if seekable:
             source.seek(base)
-        iterator = ArchiveIterator(source, arc2warc=True, no_record_parse=False)
+        iterator = bounded_iterator(source, max_header_bytes, known_format)
+        if known_format is None:
+            head = head_of(iterator)
+            known_format, _ = sniff_format(head)
+            if known_format is None and path.endswith((".arc", ".arc.gz")):
+                known_format = "arc"
+            if known_format is None:
+                outcome.status, outcome.error = "corrupt", NOT_AN_ARCHIVE if head else "zero-byte file"
+                return
+            iterator.known_format = known_format
         failed: Exception | None = None
+        resync_at: int | None = None
         try:
             for record in iterator:
                 # iterator.offset is the record's start; get_record_offset() would read it to the end
@@ -223,75 +280,85 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
                 last_offset = offset
                 if mark is not None:
                     mark(offset)
+                if short_at is not None:     # a record after a short one: the length ran past a member
+                    set_status(outcome, "corrupt", f"the record at offset {short_at} ends before its declared length")
+                    short_at = None
                 rec = RawRecord(
                     warc_file=path,
                     offset=offset,
                     record_type=record.rec_type or "unknown",
                     record_id=record.rec_headers.get_header("WARC-Record-ID"),
-                    url=record.rec_headers.get_header("WARC-Target-URI"),
+                    url=target_uri(record, iterator.reader),
                     date=record.rec_headers.get_header("WARC-Date"),
                     http_status=_http_status(record.http_headers),
                     http_headers=_headers_dict(record.http_headers),
                 )
                 outcome.records += 1
                 outcome.records_by_type[rec.record_type] += 1
-                if wants(rec):
+                fault = iterator.loader.header_fault
+                if fault:
+                    rec.fault, rec.fault_detail = "bad_header", fault
+                    set_status(outcome, "corrupt", f"the record at offset {offset}: {fault}")
+                elif wants(rec):
                     _read_body(record, rec, max_payload_bytes)
+                problem = declared_length_problem(record)
+                framing = check_framing(iterator, record)
+                if problem or framing:
+                    rec.fault = "bad_length"
+                    rec.fault_detail = problem or FRAMING[framing].format(offset=offset)
+                if framing == "short":
+                    short_at = offset
+                    set_status(outcome, "truncated", rec.fault_detail)
+                elif problem or framing:
+                    set_status(outcome, "corrupt", rec.fault_detail)
                 yield rec
+                if framing == "boundary":    # the declared length is wrong: the next record is found anew
+                    resync_at = offset + 1
+                    break
+        except HeaderTooLong as exc:          # a WARC header over the bound: its record is a counted reject
+            failed = exc
+            seen = partial_headers(iterator.reader.lines if iterator.reader is not None else [])
+            offset = iterator.offset
+            rec = RawRecord(warc_file=path, offset=offset, record_type=seen.get("warc-type", "unknown"),
+                            record_id=seen.get("warc-record-id"), url=None, date=None,
+                            fault="bad_header", fault_detail=f"WARC headers: {exc}")
+            outcome.records += 1
+            outcome.records_by_type[rec.record_type] += 1
+            last_offset = offset
+            set_status(outcome, "corrupt", f"the record at offset {offset}: {rec.fault_detail}")
+            yield rec
         except Exception as exc:  # corrupt member, bad headers: record it, then try to resync
             failed = exc
         outcome.bytes = max(outcome.bytes, source.tell())
+        if resync_at is not None and seekable:
+            base, last_offset = resync(source, resync_at), None
+            if base is None:
+                return
+            continue
         if failed is None and seekable and path.endswith(".gz") and last_offset is not None:
             # warcio ends quietly at a damaged member: tell a cut-off file from a damaged middle
             source.seek(last_offset)
             if not members_complete(source.read(TAIL_LIMIT)):
                 next_start = find_member(source, last_offset + 1)
                 if next_start is None:
-                    if outcome.status == "ok":
-                        outcome.status = "truncated"
-                        outcome.error = f"gzip member at offset {last_offset} is incomplete"
+                    set_status(outcome, "truncated", f"gzip member at offset {last_offset} is incomplete")
                     break
                 outcome.status = "corrupt"
                 outcome.error = f"damaged gzip member at offset {last_offset}; resumed at {next_start}"
                 base, last_offset = next_start, None
                 continue
-        if failed is None:
+        if failed is None and resync_at is None:
             break
         outcome.status = "corrupt"
-        outcome.error = f"{type(failed).__name__}: {failed}"[:500]
+        if failed is not None:
+            outcome.error = fault_text(failed, last_offset if last_offset is not None else base)
         if not seekable:
             return
         resume_from = last_offset + 1 if last_offset is not None else base + 1
-        next_start = find_member(source, resume_from)
+        next_start = resync(source, resume_from)
         if next_start is None:
             return
         base, last_offset = next_start, None
-
-
-def find_member(source, start: int) -> int | None:
-    """Scan forward from ``start`` for the next gzip member that decompresses to a WARC header."""
-    source.seek(start)
-    pos = start
-    while True:
-        block = source.read(1 << 20)
-        if not block:
-            return None
-        idx = _next_member(block, 0)
-        while idx != -1:
-            candidate = pos + idx
-            source.seek(candidate)
-            head = source.read(4096)
-            try:
-                text = zlib.decompressobj(31).decompress(head)[:8]
-            except zlib.error:
-                text = b""
-            if text.startswith((b"WARC/", b"filedesc", b"http", b"dns:")):
-                return candidate
-            idx = _next_member(block, idx + 1)
-        if len(block) < (1 << 20):
-            return None
-        pos += len(block) - 2
-        source.seek(pos)
 
 
 def _read_body(record, rec: RawRecord, max_payload_bytes: int) -> None:
