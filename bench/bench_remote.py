@@ -48,6 +48,8 @@ def main() -> int:
     from warcgen import member_offsets
 
     from crawlplan.warc.reader import FileOutcome, iter_records
+    from dataclasses import replace
+
     from crawlplan.warc.remote import default_policy, open_stream, read_range
 
     path = realpages()
@@ -56,7 +58,7 @@ def main() -> int:
     offsets = member_offsets(data)
     step = max(1, len(offsets) // args.ranges)
     ranges = [(offsets[i], offsets[i + 1] - offsets[i]) for i in range(0, len(offsets) - 1, step)][: args.ranges]
-    policy = default_policy()
+    policy = replace(default_policy(), allow_private_addresses=True)   # the server is on 127.0.0.1
 
     def raw(source):
         with open_stream(source, policy) as stream:

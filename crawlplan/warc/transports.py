@@ -7,17 +7,32 @@ into :class:`Transient` (worth another try, possibly after ``Retry-After``), :cl
 file: 404/410, NoSuchKey) or :class:`Refused` (any other answer a retry will not change: 403,
 400, bad credentials). Retrying and resuming is ``remote.py``'s business, not the client's:
 both clients are built with their own retries switched off so that exactly one policy applies.
+
+Where a request may go is decided here too, because a listing or a redirect is data from the web:
+an HTTP connection is made only to addresses that ``getaddrinfo`` gave and that are public
+(:func:`forbidden_address`; loopback, private, link-local, shared and metadata addresses are
+refused unless ``remote.allow_private_addresses``), checked when each connection is opened, so
+every redirect hop and every retry is checked and a second DNS answer cannot slip in between.
+Redirects are followed here, one hop at a time, only within the first URL's origin
+(``remote.same_host_redirects``) and at most ``remote.max_redirects`` times. S3 requests go to
+AWS or to the configured ``remote.s3_endpoint``: that endpoint is the user's own setting and is
+trusted as given (a MinIO on a private address is the common case), so it is not checked.
 """
 
 from __future__ import annotations
 
 import email.utils
+import ipaddress
 import re
+import socket
 import threading
 import time
 from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
 
 import urllib3
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 USER_AGENT = "crawlplan (+https://commoncrawl.org)"
 _RETRY_STATUS = {408, 429, 500, 502, 503, 504}
@@ -39,6 +54,36 @@ class Gone(OSError):
 
 class Refused(OSError):
     """An answer that will not change on retry (403, 400, no credentials)."""
+
+
+class AddressRefused(Refused):
+    """A host that resolves to an address crawlplan does not connect to (loopback, private, metadata)."""
+
+
+_REDIRECTS = {301, 302, 303, 307, 308}
+
+
+def forbidden_address(address: str) -> str | None:
+    """Why crawlplan does not connect to ``address`` (an IP literal), or None when it is public.
+
+    Anything that is not a global unicast address is refused: loopback (127/8, ::1), private
+    (10/8, 172.16/12, 192.168/16, fc00::/7), link-local (169.254/16 with the cloud metadata
+    service 169.254.169.254, fe80::/10), shared (100.64/10), unspecified (0.0.0.0, ::),
+    reserved, documentation and multicast ranges (all that ``ipaddress`` does not call global);
+    an IPv4-mapped IPv6 address counts as its IPv4 address.
+    """
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return "not an IP address"
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    for label, hit in (("loopback", ip.is_loopback), ("link-local", ip.is_link_local),
+                       ("unspecified", ip.is_unspecified), ("multicast", ip.is_multicast),
+                       ("private", ip.is_private), ("not global", not ip.is_global)):
+        if hit:
+            return label
+    return None
 
 
 @dataclass
@@ -116,20 +161,67 @@ def _answer(status: int, headers: dict, body, start: int, *, what: str, reason: 
 # ---- HTTP(S): one urllib3 pool per process -------------------------------------------------
 
 _HTTP_LOCK = threading.Lock()
-_HTTP_POOLS: dict[int, object] = {}
+_HTTP_POOLS: dict[tuple[int, bool], object] = {}
 
 
-def http_pool(connections: int = 16):
-    """The process's urllib3 PoolManager (connection reuse across files and retries)."""
+class _CheckedConnection:
+    """Opens its socket only to addresses :func:`forbidden_address` allows, and to exactly those
+    it checked (the IP is connected to; TLS still verifies the host name)."""
+
+    def _new_conn(self):
+        host = self._dns_host
+        try:
+            infos = socket.getaddrinfo(host, self.port, 0, socket.SOCK_STREAM)
+        except socket.gaierror as exc:
+            raise urllib3.exceptions.NameResolutionError(self.host, self, exc) from exc
+        addresses = list(dict.fromkeys(info[4][0] for info in infos))
+        for address in addresses:
+            why = forbidden_address(address)
+            if why:
+                raise AddressRefused(f"{host[:100]!r} resolves to {address} ({why}); crawlplan does not connect "
+                                     f"there unless remote.allow_private_addresses is set")
+        last: Exception | None = None
+        for address in addresses:
+            self._dns_host = address
+            try:
+                return super()._new_conn()
+            except (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError) as exc:
+                last = exc
+            finally:
+                self._dns_host = host
+        raise last
+
+
+class _CheckedHTTPConnection(_CheckedConnection, HTTPConnection):
+    pass
+
+
+class _CheckedHTTPSConnection(_CheckedConnection, HTTPSConnection):
+    pass
+
+
+class _CheckedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _CheckedHTTPConnection
+
+
+class _CheckedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _CheckedHTTPSConnection
+
+
+def http_pool(connections: int, allow_private: bool):
+    """The process's urllib3 PoolManager (connection reuse across files and retries); unless
+    ``allow_private``, its connections go only to public addresses."""
     with _HTTP_LOCK:
-        pool = _HTTP_POOLS.get(connections)
+        pool = _HTTP_POOLS.get((connections, allow_private))
         if pool is None:
-            # redirects are followed; every other retry is ours (remote.py), so retries are off here
-            retries = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=5,
-                                    raise_on_redirect=True, raise_on_status=False)
+            # every retry is ours (remote.py) and redirects are followed by http_get, so both are off here
+            retries = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=0,
+                                    raise_on_redirect=False, raise_on_status=False)
             pool = urllib3.PoolManager(num_pools=connections, maxsize=connections, retries=retries,
                                        headers={"User-Agent": USER_AGENT})
-            _HTTP_POOLS[connections] = pool
+            if not allow_private:
+                pool.pool_classes_by_scheme = {"http": _CheckedHTTPPool, "https": _CheckedHTTPSPool}
+            _HTTP_POOLS[(connections, allow_private)] = pool
         return pool
 
 
@@ -157,7 +249,9 @@ def _http_body(response) -> _Body:
         else:
             response.close()
 
-    return _Body(lambda n: response.read(n, decode_content=False), close, (urllib3.exceptions.HTTPError, OSError))
+    # read1: whatever the socket has (at most n), so a slow sender returns to remote.py's
+    # throughput check between its bytes instead of holding one read open until n have come
+    return _Body(lambda n: response.read1(n, decode_content=False), close, (urllib3.exceptions.HTTPError, OSError))
 
 
 def _describe(exc: BaseException) -> str:
@@ -168,19 +262,70 @@ def _describe(exc: BaseException) -> str:
     return text[:300]
 
 
+def _refusal(exc: BaseException | None) -> AddressRefused | None:
+    """The :class:`AddressRefused` urllib3 wrapped (in ProtocolError, MaxRetryError), if any."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, AddressRefused):
+            return exc
+        inner = [a for a in getattr(exc, "args", ()) if isinstance(a, BaseException)]
+        exc = getattr(exc, "reason", None) or (inner[0] if inner else None) or exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or {"http": 80, "https": 443}.get(scheme)
+
+
+def redirect_target(url: str, location: str | None, policy) -> str:
+    """Where a redirect from ``url`` to ``location`` leads, or :class:`Refused` when it may not be
+    followed: not http(s), or (``remote.same_host_redirects``) another origin than ``url``'s;
+    an upgrade from http to https on the same host is the same origin."""
+    if not location:
+        raise Refused("a redirect without a Location header")
+    target = urljoin(url, location.strip())
+    scheme, host, port = _origin(target)
+    if scheme not in ("http", "https"):
+        raise Refused(f"a redirect to a {scheme[:10]!r} URL is not followed")
+    if policy.same_host_redirects:
+        origin = _origin(url)
+        upgrade = origin[0] == "http" and scheme == "https" and port == 443
+        if host != origin[1] or (port != origin[2] and not upgrade):
+            raise Refused(f"a redirect to another host ({host[:100]!r}) is not followed "
+                          f"(remote.same_host_redirects)")
+    return target
+
+
 def http_get(url: str, start: int, end: int | None, policy) -> Response:
     headers = {}
     byte_range = _range_header(start, end)
     if byte_range:
         headers["Range"] = byte_range
     timeout = urllib3.Timeout(connect=policy.connect_timeout_s, read=policy.read_timeout_s)
-    try:
-        response = http_pool(policy.pool_connections).request(
-            "GET", url, headers=headers, preload_content=False, decode_content=False, timeout=timeout)
-    except urllib3.exceptions.MaxRetryError as exc:
-        raise Transient(_describe(exc.reason or exc)) from exc
-    except (urllib3.exceptions.HTTPError, OSError) as exc:
-        raise Transient(_describe(exc)) from exc
+    pool = http_pool(policy.pool_connections, policy.allow_private_addresses)
+    hops = 0
+    while True:
+        try:
+            response = pool.request("GET", url, headers=headers, preload_content=False, decode_content=False,
+                                    timeout=timeout, redirect=False)
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            refused = _refusal(exc)
+            if refused is not None:
+                raise Refused(str(refused)) from exc
+            reason = exc.reason if isinstance(exc, urllib3.exceptions.MaxRetryError) else None
+            raise Transient(_describe(reason or exc)) from exc
+        if response.status not in _REDIRECTS:
+            break
+        location = response.headers.get("location")
+        response.close()              # never read a redirect's body: it may not end
+        response.release_conn()
+        hops += 1
+        if hops > policy.max_redirects:
+            raise Refused(f"more than remote.max_redirects={policy.max_redirects} redirects")
+        url = redirect_target(url, location, policy)
     head = {k.lower(): v for k, v in response.headers.items()}
     return _answer(response.status, head, _http_body(response), start, what="HTTP", reason=response.reason or "")
 
@@ -222,8 +367,12 @@ def _s3_body(body) -> _Body:
     # boto3 / botocore: the optional [s3] extra, only for s3:// paths
     from botocore.exceptions import BotoCoreError
 
+    # as for HTTP, read1 on the urllib3 response underneath: a slow sender returns between its
+    # bytes to the throughput check (remote.py checks the length itself, as botocore's read would)
+    raw = getattr(body, "_raw_stream", None)
+    read = (lambda n: raw.read1(n, decode_content=False)) if hasattr(raw, "read1") else body.read
     # urllib3's errors surface raw from some botocore versions
-    return _Body(body.read, body.close, (BotoCoreError, urllib3.exceptions.HTTPError, OSError))
+    return _Body(read, body.close, (BotoCoreError, urllib3.exceptions.HTTPError, OSError))
 
 
 def s3_get(path: str, start: int, end: int | None, policy) -> Response:
