@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 import urllib.request
+from dataclasses import replace
 
 from benchlib import REPO, machine, realpages, save
 
@@ -48,8 +49,6 @@ def main() -> int:
     from warcgen import member_offsets
 
     from crawlplan.warc.reader import FileOutcome, iter_records
-    from dataclasses import replace
-
     from crawlplan.warc.remote import default_policy, open_stream, read_range
 
     path = realpages()

@@ -9,11 +9,8 @@ file: 404/410, NoSuchKey) or :class:`Refused` (any other answer a retry will not
 both clients are built with their own retries switched off so that exactly one policy applies.
 
 Where a request may go is decided here too, because a listing or a redirect is data from the web:
-an HTTP connection is made only to addresses that ``getaddrinfo`` gave and that are public
-(:func:`forbidden_address`; loopback, private, link-local, shared and metadata addresses are
-refused unless ``remote.allow_private_addresses``), checked when each connection is opened, so
-every redirect hop and every retry is checked and a second DNS answer cannot slip in between.
-Redirects are followed here, one hop at a time, only within the first URL's origin
+HTTP connections go only to public addresses (``addresses.py``; unless
+``remote.allow_private_addresses``). Redirects are followed here, one hop at a time, only within the first URL's origin
 (``remote.same_host_redirects``) and at most ``remote.max_redirects`` times. S3 requests go to
 AWS or to the configured ``remote.s3_endpoint``: that endpoint is the user's own setting and is
 trusted as given (a MinIO on a private address is the common case), so it is not checked.
@@ -22,17 +19,15 @@ trusted as given (a MinIO on a private address is the common case), so it is not
 from __future__ import annotations
 
 import email.utils
-import ipaddress
 import re
-import socket
 import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 import urllib3
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from crawlplan.warc.addresses import CheckedHTTPPool, CheckedHTTPSPool, address_refusal
 
 USER_AGENT = "crawlplan (+https://commoncrawl.org)"
 _RETRY_STATUS = {408, 429, 500, 502, 503, 504}
@@ -56,34 +51,7 @@ class Refused(OSError):
     """An answer that will not change on retry (403, 400, no credentials)."""
 
 
-class AddressRefused(Refused):
-    """A host that resolves to an address crawlplan does not connect to (loopback, private, metadata)."""
-
-
 _REDIRECTS = {301, 302, 303, 307, 308}
-
-
-def forbidden_address(address: str) -> str | None:
-    """Why crawlplan does not connect to ``address`` (an IP literal), or None when it is public.
-
-    Anything that is not a global unicast address is refused: loopback (127/8, ::1), private
-    (10/8, 172.16/12, 192.168/16, fc00::/7), link-local (169.254/16 with the cloud metadata
-    service 169.254.169.254, fe80::/10), shared (100.64/10), unspecified (0.0.0.0, ::),
-    reserved, documentation and multicast ranges (all that ``ipaddress`` does not call global);
-    an IPv4-mapped IPv6 address counts as its IPv4 address.
-    """
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return "not an IP address"
-    if ip.version == 6 and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    for label, hit in (("loopback", ip.is_loopback), ("link-local", ip.is_link_local),
-                       ("unspecified", ip.is_unspecified), ("multicast", ip.is_multicast),
-                       ("private", ip.is_private), ("not global", not ip.is_global)):
-        if hit:
-            return label
-    return None
 
 
 @dataclass
@@ -164,50 +132,6 @@ _HTTP_LOCK = threading.Lock()
 _HTTP_POOLS: dict[tuple[int, bool], object] = {}
 
 
-class _CheckedConnection:
-    """Opens its socket only to addresses :func:`forbidden_address` allows, and to exactly those
-    it checked (the IP is connected to; TLS still verifies the host name)."""
-
-    def _new_conn(self):
-        host = self._dns_host
-        try:
-            infos = socket.getaddrinfo(host, self.port, 0, socket.SOCK_STREAM)
-        except socket.gaierror as exc:
-            raise urllib3.exceptions.NameResolutionError(self.host, self, exc) from exc
-        addresses = list(dict.fromkeys(info[4][0] for info in infos))
-        for address in addresses:
-            why = forbidden_address(address)
-            if why:
-                raise AddressRefused(f"{host[:100]!r} resolves to {address} ({why}); crawlplan does not connect "
-                                     f"there unless remote.allow_private_addresses is set")
-        last: Exception | None = None
-        for address in addresses:
-            self._dns_host = address
-            try:
-                return super()._new_conn()
-            except (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError) as exc:
-                last = exc
-            finally:
-                self._dns_host = host
-        raise last
-
-
-class _CheckedHTTPConnection(_CheckedConnection, HTTPConnection):
-    pass
-
-
-class _CheckedHTTPSConnection(_CheckedConnection, HTTPSConnection):
-    pass
-
-
-class _CheckedHTTPPool(HTTPConnectionPool):
-    ConnectionCls = _CheckedHTTPConnection
-
-
-class _CheckedHTTPSPool(HTTPSConnectionPool):
-    ConnectionCls = _CheckedHTTPSConnection
-
-
 def http_pool(connections: int, allow_private: bool):
     """The process's urllib3 PoolManager (connection reuse across files and retries); unless
     ``allow_private``, its connections go only to public addresses."""
@@ -220,7 +144,7 @@ def http_pool(connections: int, allow_private: bool):
             pool = urllib3.PoolManager(num_pools=connections, maxsize=connections, retries=retries,
                                        headers={"User-Agent": USER_AGENT})
             if not allow_private:
-                pool.pool_classes_by_scheme = {"http": _CheckedHTTPPool, "https": _CheckedHTTPSPool}
+                pool.pool_classes_by_scheme = {"http": CheckedHTTPPool, "https": CheckedHTTPSPool}
             _HTTP_POOLS[(connections, allow_private)] = pool
         return pool
 
@@ -262,18 +186,6 @@ def _describe(exc: BaseException) -> str:
     return text[:300]
 
 
-def _refusal(exc: BaseException | None) -> AddressRefused | None:
-    """The :class:`AddressRefused` urllib3 wrapped (in ProtocolError, MaxRetryError), if any."""
-    seen = 0
-    while exc is not None and seen < 8:
-        if isinstance(exc, AddressRefused):
-            return exc
-        inner = [a for a in getattr(exc, "args", ()) if isinstance(a, BaseException)]
-        exc = getattr(exc, "reason", None) or (inner[0] if inner else None) or exc.__cause__ or exc.__context__
-        seen += 1
-    return None
-
-
 def _origin(url: str) -> tuple[str, str, int | None]:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -312,7 +224,7 @@ def http_get(url: str, start: int, end: int | None, policy) -> Response:
             response = pool.request("GET", url, headers=headers, preload_content=False, decode_content=False,
                                     timeout=timeout, redirect=False)
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            refused = _refusal(exc)
+            refused = address_refusal(exc)
             if refused is not None:
                 raise Refused(str(refused)) from exc
             reason = exc.reason if isinstance(exc, urllib3.exceptions.MaxRetryError) else None
