@@ -17,7 +17,7 @@ from settings_support import extract_settings, retry_policy
 from warcgen import html_page, write_warc
 
 from crawlplan.extract.records import process_warc_file
-from crawlplan.warc import addresses, transports
+from crawlplan.warc import addresses, attempts, transports
 from crawlplan.warc.addresses import forbidden_address
 from crawlplan.warc.remote import Clock, Unreachable, open_stream, read_range
 
@@ -77,6 +77,7 @@ def _drain(stream) -> int:
 def test_a_one_byte_per_second_trickle_is_cut_each_window_and_given_up_after_the_attempts(monkeypatch):
     fake = FakeClock()
     requests = _fake_server(monkeypatch, fake, per_read=1, seconds=1.0)
+    monkeypatch.setattr(attempts.random, "uniform", lambda low, high: high)     # the longest jittered wait
     policy = retry_policy(max_attempts=4, backoff_s=1.0, backoff_max_s=8, throughput_window_s=60,
                           min_bytes_per_s=1024, file_deadline_s=3600, max_retry_s=900)
     with open_stream("https://example.org/a.warc.gz", policy, clock=fake.clock()) as stream:
@@ -84,7 +85,7 @@ def test_a_one_byte_per_second_trickle_is_cut_each_window_and_given_up_after_the
         assert not stream.complete() and "min_bytes_per_s=1024" in stream.failure and "after 4 attempts" in stream.failure
     # 60 bytes per 60 s window, then cut; each resume starts at the last byte delivered
     assert requests == [0, 60, 120, 180] and got == 240
-    assert fake.t <= 4 * 60 + (1 + 2 + 4)                          # four windows and three waits of at most 1, 2, 4 s
+    assert fake.t == 4 * 60 + (1 + 2 + 4)                          # four windows and three waits of 1, 2, 4 s
 
 
 def test_the_file_deadline_bounds_retries_and_waits_together(monkeypatch):
