@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import glob
 import os
 import shutil
@@ -190,7 +191,7 @@ def main() -> int:
     from crawlplan.policies.population import CalibratedParams, calibrated_population
     from crawlplan.policies.sample_quality import read_share
     from crawlplan.warc.listing import resolve_entry
-    from crawlplan.warc.remote import read_range
+    from crawlplan.warc.remote import default_policy, read_range
 
     _, spark = spark_session(2)
     pipeline = load_pipeline("main")
@@ -262,6 +263,7 @@ def main() -> int:
         root = base or os.path.dirname(inputs["cc_index"].rstrip("/"))
         server = FaultServer(root=root)     # no faults queued: a plain server that honours Range
         url = server.url + "/"
+        loopback = dataclasses.replace(default_policy(), allow_private_addresses=True)   # the server is on 127.0.0.1
         try:
             timings = {}
             for label, prefix in (("local", ""), ("http", url)):
@@ -269,7 +271,7 @@ def main() -> int:
                 got = 0
                 for row in sel.itertuples():
                     path = prefix + row.warc_filename if prefix else resolve_entry(row.warc_filename, base, root)
-                    got += len(read_range(path, int(row.offset), int(row.length)))
+                    got += len(read_range(path, int(row.offset), int(row.length), loopback))
                 timings[label] = {"seconds": round(time.perf_counter() - t0, 4), "bytes": got}
             summary["range_reads"] = {**timings, "http_over_local": round(timings["http"]["seconds"]
                                                                           / timings["local"]["seconds"], 2),

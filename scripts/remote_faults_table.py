@@ -99,7 +99,8 @@ def main() -> int:
 def run_extract(env, listing: Path, out: Path, base: str, extractor: str, extra: list[str], retry=False):
     cmd = [sys.executable, "-m", "crawlplan.cli", "job", "extract", "--input", str(listing), "--output", str(out),
            "--set", f"inputs.warc_base={base}/", "--set", f"extract.extractor={extractor}",
-           "--set", "remote.backoff_s=0.2", "--set", "remote.backoff_max_s=1", "--set", "spark.log_level=ERROR"]
+           "--set", "remote.backoff_s=0.2", "--set", "remote.backoff_max_s=1", "--set", "spark.log_level=ERROR",
+           "--set", "remote.allow_private_addresses=true"]          # the fault server is on 127.0.0.1
     for setting in extra:
         cmd += ["--set", setting]
     if retry:

@@ -63,7 +63,7 @@ class Losses:
     example: str | None = None            # one failed file, to try by hand
 
     def lost_records_text(self) -> str:
-        unread = self.by_status.get("unreachable", 0) + self.by_status.get("missing", 0)
+        unread = sum(self.by_status.get(status, 0) for status in ("unreachable", "missing", "refused"))
         text = f"{self.records_read_from_failed:,} records were read from the failed files " \
                f"({self.documents_from_failed:,} documents)"
         if unread and self.mean_records_per_ok_file:

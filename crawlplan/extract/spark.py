@@ -22,7 +22,7 @@ from pyspark.sql.window import Window
 
 from crawlplan import storage
 from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
-from crawlplan.warc.listing import resolve_entry
+from crawlplan.warc.listing import RefusedEntry, resolve_entry, shown
 
 _WIDE_COLUMNS = [
     ("kind", T.StringType()), ("warc_file", T.StringType()), ("offset", T.LongType()),
@@ -71,6 +71,24 @@ def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSetting
     listing = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=slices)
     files = spark.createDataFrame(listing, "warc_file string")
     return files.mapInArrow(_extract_partition(settings), WIDE_SCHEMA)
+
+
+def with_refused(spark: SparkSession, wide: DataFrame, refused: list[RefusedEntry]) -> DataFrame:
+    """``wide`` plus, for each listing entry that was refused (never read), a ``refused`` file
+    row with the reason and a ``refused_file`` reject, so the entry is accounted for like a
+    missing file. One row per listing entry: the driver already holds the listing."""
+    rows = []
+    for r in refused:
+        error = f"refused: {r.reason} (listed in {shown(r.listing)})"[:500]
+        rows.append({"kind": "file", "warc_file": r.entry, "file_status": "refused", "error": error, "records": 0,
+                     "records_by_type_json": "{}", "responses": 0, "documents": 0, "rejected": 0, "bytes": 0,
+                     "seconds": 0.0, "attempts": 0, "last_error": None})
+        rows.append({"kind": "reject", "warc_file": r.entry, "stage": "read", "reason": "refused_file",
+                     "detail": error})
+    if not rows:
+        return wide
+    table = pa.Table.from_pylist(rows, schema=ARROW_SCHEMA)
+    return wide.unionByName(spark.createDataFrame(table.to_pandas(), WIDE_SCHEMA))
 
 
 def _extract_ranges_partition(settings: ExtractSettings, base: str, index_root: str, max_gap: int):

@@ -34,7 +34,13 @@ from crawlplan.extract.failed_files import (
     summarize,
 )
 from crawlplan.extract.records import ExtractSettings
-from crawlplan.extract.spark import extract_sampled_wide, extract_wide, extract_wide_in_waves, split_outputs
+from crawlplan.extract.spark import (
+    extract_sampled_wide,
+    extract_wide,
+    extract_wide_in_waves,
+    split_outputs,
+    with_refused,
+)
 from crawlplan.warc.listing import resolve_inputs
 
 OUTPUTS = ("documents", "rejects", "warc_files")
@@ -63,25 +69,36 @@ def run(ctx):
     return outputs
 
 
+def fingerprint(params: dict, conf: dict) -> dict:
+    """Whether listing entries are confined changes which files are read (refused or not)."""
+    return {"allow_absolute_paths": bool(section(conf, "inputs")["allow_absolute_paths"])}
+
+
 def extract_all(ctx, settings: ExtractSettings, base: str, per_task: int):
     listed = ctx.input("warc_paths")
     if not listed:
         raise ValueError("extract.mode=full needs inputs.warc_paths (a warc.paths.gz listing or a glob of WARC files); "
                          "with only a columnar index set extract.mode=sampled")
-    paths = resolve_inputs(listed, base=base)
-    if not paths:
+    refused = []
+    paths = resolve_inputs(listed, base=base, allow_absolute=bool(section(ctx.conf, "inputs")["allow_absolute_paths"]),
+                           refused=refused, policy=settings.remote)
+    if not paths and not refused:
         raise ValueError("extract: the input names no WARC files")
-    ctx.count("warc_files_listed", len(paths))
+    ctx.count("warc_files_listed", len(paths) + len(refused))
+    if refused:
+        ctx.count("warc_files_refused", len(refused))
+        ctx.note(f"extract: {len(refused):,} listing entries refused (not read), e.g. '{refused[0].entry}': "
+                 f"{refused[0].reason}; see warc_files status 'refused' (inputs.allow_absolute_paths)")
     wave_files = number_setting("extract.checkpoint_files", ctx.params["checkpoint_files"], integer=True)
     if not wave_files or len(paths) <= wave_files:
-        return split_outputs(extract_wide(ctx.spark, paths, settings, per_task))
+        return split_outputs(with_refused(ctx.spark, extract_wide(ctx.spark, paths, settings, per_task), refused))
     wide, waves, resumed = extract_wide_in_waves(ctx.spark, paths, settings, wave_files=wave_files,
                                                  work_dir=ctx.work_dir, files_per_partition=per_task)
     ctx.count("waves", waves)
     if resumed:
         ctx.count("waves_resumed", resumed)
         ctx.note(f"extract: resumed an interrupted run; {resumed} of {waves} waves of WARC files were already done")
-    return split_outputs(wide)
+    return split_outputs(with_refused(ctx.spark, wide, refused))
 
 
 def retry_failed(ctx, settings: ExtractSettings, per_task: int):
@@ -92,7 +109,8 @@ def retry_failed(ctx, settings: ExtractSettings, per_task: int):
         raise InputError(f"--retry-failed completes an earlier extract, but {', '.join(absent)} is not under "
                          f"{ctx.out_dir}: run extract without --retry-failed first")
     previous = {name: storage.read_dataset(ctx.spark, name, path) for name, path in folders.items()}
-    failed = sorted(r.warc_file for r in previous["warc_files"].where(F.col("status") != "ok")
+    # a refused listing entry is not read on a retry either: its row stays as it is
+    failed = sorted(r.warc_file for r in previous["warc_files"].where(~F.col("status").isin("ok", "refused"))
                     .select("warc_file").collect())
     ctx.count("warc_files_listed", previous["warc_files"].count())
     ctx.count("warc_files_retried", len(failed))

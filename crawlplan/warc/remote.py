@@ -9,6 +9,13 @@ delivered, so the WARC reader above it sees one unbroken byte stream: nothing lo
 twice. A server that ignores ``Range`` (200 instead of 206) is skipped forward to that byte; a file
 that changes between requests (another ETag or size) is not stitched together but reported.
 
+Every read is bounded, because a server (or a listing naming one) may be hostile: a whole file,
+its retries and waits included, takes at most ``remote.file_deadline_s``, and a body that
+delivers less than ``remote.min_bytes_per_s`` over ``remote.throughput_window_s`` is cut and
+resumed like a broken one (a server trickling a byte a second would otherwise reset
+``read_timeout_s`` forever). Where connections may go (public addresses only, redirects within
+the origin) is the transports' business (``transports.py``).
+
 The public API, used by the extract job and by anything that fetches records by offset:
 
 - :func:`open_stream` -- a file-like reader over a whole file or one byte span;
@@ -24,13 +31,12 @@ from __future__ import annotations
 
 import functools
 import os
-import random
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from crawlplan.conf import Settings, load_conf, section
 from crawlplan.warc import transports
+from crawlplan.warc.attempts import SYSTEM_CLOCK, Attempts, Clock, Throughput
 from crawlplan.warc.transports import Gone, Refused, Transient
 
 
@@ -48,10 +54,20 @@ class RetryPolicy(Settings):
     pool_connections: int       # pooled connections per process and host
     s3_endpoint: str            # an S3-compatible endpoint (MinIO, Ceph, a test server); "" = AWS
     s3_unsigned: bool           # anonymous S3 requests (buckets that allow them; not Common Crawl's)
+    file_deadline_s: float      # the longest one file (or span) may take, retries and waits included
+    min_bytes_per_s: float      # a body slower than this over throughput_window_s is cut and resumed; 0 = off
+    throughput_window_s: float
+    max_redirects: int
+    same_host_redirects: bool   # follow redirects only within the first URL's origin
+    allow_private_addresses: bool   # connect to loopback/private/link-local/metadata addresses (tests, intranets)
 
     def __post_init__(self):
         if self.max_attempts < 1 or self.buffer_bytes < 1024 or self.pool_connections < 1:
             raise ValueError("remote: max_attempts and pool_connections must be >= 1, buffer_bytes >= 1024")
+        if self.file_deadline_s <= 0 or self.throughput_window_s <= 0 or self.min_bytes_per_s < 0 \
+                or self.max_redirects < 0:
+            raise ValueError("remote: file_deadline_s and throughput_window_s must be > 0, "
+                             "min_bytes_per_s and max_redirects >= 0")
 
 
 @functools.cache
@@ -89,35 +105,6 @@ def local_path(path: str) -> str:
     return path[len("file://"):] if path.startswith("file://") else path
 
 
-class _Attempts:
-    """Counts requests and failures for one file and sleeps the backoff between them."""
-
-    def __init__(self, path: str, policy: RetryPolicy):
-        self.path, self.policy = path, policy
-        self.requests = 0
-        self.last_error: str | None = None
-        self.deadline: float | None = None
-
-    def failed(self, exc: BaseException, position: int) -> str | None:
-        """Record a failure; wait before the next try, or return why there is none."""
-        self.last_error = f"{exc} (at byte {position:,})" if position else str(exc)
-        if not isinstance(exc, Transient):
-            return "not retried"
-        now = time.monotonic()
-        if self.deadline is None:
-            self.deadline = now + self.policy.max_retry_s
-        if self.requests >= self.policy.max_attempts:
-            return f"after {self.requests} attempts"
-        ceiling = min(self.policy.backoff_max_s, self.policy.backoff_s * 2 ** (self.requests - 1))
-        wait = random.uniform(0, ceiling)                        # full jitter: retries do not march in step
-        if exc.retry_after is not None:
-            wait = max(wait, exc.retry_after)                    # never sooner than the server asked
-        if now + wait > self.deadline:
-            return f"after {self.requests} attempts; waiting {wait:.3g} s more would pass max_retry_s={self.policy.max_retry_s:g}"
-        time.sleep(wait)
-        return None
-
-
 class RemoteStream:
     """A read-only stream over ``[start, end)`` of a remote file that resumes by ``Range`` after a fault.
 
@@ -128,12 +115,14 @@ class RemoteStream:
     the last WARC record), so the reader can check that the file's last gzip member is whole.
     """
 
-    def __init__(self, path: str, policy: RetryPolicy, start: int = 0, end: int | None = None):
+    def __init__(self, path: str, policy: RetryPolicy, start: int = 0, end: int | None = None,
+                 clock: Clock = SYSTEM_CLOCK):
         self.path, self.policy = path, policy
         self.start, self.end = start, end
         self.size: int | None = None
         self.failure: str | None = None
-        self._tries = _Attempts(path, policy)
+        self._tries = Attempts(path, policy, clock)
+        self._rate = Throughput(policy, clock)
         self._get = transports.s3_get if path.startswith(("s3://", "s3a://", "s3n://")) else transports.http_get
         self._body = None
         self._validator: str | None = None
@@ -217,10 +206,18 @@ class RemoteStream:
             if self.end is not None and self._net >= self.end:
                 self._finish()
                 break
+            late = self._tries.out_of_time()
+            if late:
+                self._drop_body()
+                self.failure = f"read stopped at byte {self._net:,} ({late})" + (
+                    f": {self._tries.last_error}" if self._tries.last_error else "")
+                break
             try:
                 if self._body is None:
                     self._connect(first=False)
                     continue
+                if self.policy.min_bytes_per_s:
+                    self._rate.check()      # before a read, so no byte already received is dropped
                 want = self.policy.buffer_bytes if self.end is None else min(self.policy.buffer_bytes,
                                                                               self.end - self._net)
                 data = self._body.read(want)
@@ -236,11 +233,15 @@ class RemoteStream:
                 if why:
                     self.failure = f"read stopped at byte {self._net:,} ({why}): {self._tries.last_error}"
                 continue
-            self._net += len(data)
-            if self._kept is not None:
-                self._keep(self._net - len(data), data)
+            self._rate.bytes += len(data)
+            self._deliver(data)
             return data
         return b""
+
+    def _deliver(self, data: bytes) -> None:
+        self._net += len(data)
+        if self._kept is not None:
+            self._keep(self._net - len(data), data)
 
     def _keep(self, offset: int, data: bytes) -> None:
         self._kept.append((offset, data))
@@ -267,6 +268,7 @@ class RemoteStream:
             try:
                 answer = self._get(self.path, self._net, self.end, self.policy)
                 self._accept(answer, first)
+                self._rate.restart()        # each body gets its own windows
                 return
             except (Transient, Gone, Refused, _Changed) as exc:
                 why = self._tries.failed(exc, self._net)
@@ -299,10 +301,16 @@ class RemoteStream:
             answer.body.close()
             raise Transient(f"the server answered from byte {answer.start:,}, not {self._net:,}")
         self._body = answer.body
+        self._rate.restart()
         while skip > 0:                   # the server ignored Range: read forward to where we were
+            if self._tries.out_of_time():
+                raise Transient(f"remote.file_deadline_s passed while skipping to byte {self._net:,}")
+            if self.policy.min_bytes_per_s:
+                self._rate.check()
             chunk = self._body.read(min(skip, self.policy.buffer_bytes))
             if not chunk:
                 raise Transient(f"the body ended while skipping to byte {self._net:,}")
+            self._rate.bytes += len(chunk)
             skip -= len(chunk)
 
 
@@ -310,16 +318,17 @@ class _Changed(OSError):
     """The file's size or validator changed between two requests: stitching would mix two files."""
 
 
-def open_stream(path: str, policy: RetryPolicy | None = None, *, start: int = 0, end: int | None = None):
+def open_stream(path: str, policy: RetryPolicy | None = None, *, start: int = 0, end: int | None = None,
+                clock: Clock = SYSTEM_CLOCK):
     """A readable over ``path`` from byte ``start`` up to ``end`` (exclusive; None = the file's end).
 
     Local paths give an ordinary seekable file. Remote ones give a :class:`RemoteStream` whose first
     request has already succeeded: :class:`Unreachable` / :class:`NotFound` are raised here, never
-    from ``read``.
+    from ``read``. ``clock`` is for tests (a fake one bounds the time exactly).
     """
     policy = policy or default_policy()
     if is_remote(path):
-        return RemoteStream(path, policy, start, end)
+        return RemoteStream(path, policy, start, end, clock)
     local = local_path(path)
     if not os.path.exists(local):
         raise FileNotFoundError(f"no such WARC file: {path}")

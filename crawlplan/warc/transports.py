@@ -7,6 +7,13 @@ into :class:`Transient` (worth another try, possibly after ``Retry-After``), :cl
 file: 404/410, NoSuchKey) or :class:`Refused` (any other answer a retry will not change: 403,
 400, bad credentials). Retrying and resuming is ``remote.py``'s business, not the client's:
 both clients are built with their own retries switched off so that exactly one policy applies.
+
+Where a request may go is decided here too, because a listing or a redirect is data from the web:
+HTTP connections go only to public addresses (``addresses.py``; unless
+``remote.allow_private_addresses``). Redirects are followed here, one hop at a time, only within the first URL's origin
+(``remote.same_host_redirects``) and at most ``remote.max_redirects`` times. S3 requests go to
+AWS or to the configured ``remote.s3_endpoint``: that endpoint is the user's own setting and is
+trusted as given (a MinIO on a private address is the common case), so it is not checked.
 """
 
 from __future__ import annotations
@@ -16,8 +23,11 @@ import re
 import threading
 import time
 from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
 
 import urllib3
+
+from crawlplan.warc.addresses import CheckedHTTPPool, CheckedHTTPSPool, address_refusal
 
 USER_AGENT = "crawlplan (+https://commoncrawl.org)"
 _RETRY_STATUS = {408, 429, 500, 502, 503, 504}
@@ -39,6 +49,9 @@ class Gone(OSError):
 
 class Refused(OSError):
     """An answer that will not change on retry (403, 400, no credentials)."""
+
+
+_REDIRECTS = {301, 302, 303, 307, 308}
 
 
 @dataclass
@@ -116,20 +129,23 @@ def _answer(status: int, headers: dict, body, start: int, *, what: str, reason: 
 # ---- HTTP(S): one urllib3 pool per process -------------------------------------------------
 
 _HTTP_LOCK = threading.Lock()
-_HTTP_POOLS: dict[int, object] = {}
+_HTTP_POOLS: dict[tuple[int, bool], object] = {}
 
 
-def http_pool(connections: int = 16):
-    """The process's urllib3 PoolManager (connection reuse across files and retries)."""
+def http_pool(connections: int, allow_private: bool):
+    """The process's urllib3 PoolManager (connection reuse across files and retries); unless
+    ``allow_private``, its connections go only to public addresses."""
     with _HTTP_LOCK:
-        pool = _HTTP_POOLS.get(connections)
+        pool = _HTTP_POOLS.get((connections, allow_private))
         if pool is None:
-            # redirects are followed; every other retry is ours (remote.py), so retries are off here
-            retries = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=5,
-                                    raise_on_redirect=True, raise_on_status=False)
+            # every retry is ours (remote.py) and redirects are followed by http_get, so both are off here
+            retries = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=0,
+                                    raise_on_redirect=False, raise_on_status=False)
             pool = urllib3.PoolManager(num_pools=connections, maxsize=connections, retries=retries,
                                        headers={"User-Agent": USER_AGENT})
-            _HTTP_POOLS[connections] = pool
+            if not allow_private:
+                pool.pool_classes_by_scheme = {"http": CheckedHTTPPool, "https": CheckedHTTPSPool}
+            _HTTP_POOLS[(connections, allow_private)] = pool
         return pool
 
 
@@ -157,7 +173,9 @@ def _http_body(response) -> _Body:
         else:
             response.close()
 
-    return _Body(lambda n: response.read(n, decode_content=False), close, (urllib3.exceptions.HTTPError, OSError))
+    # read1: whatever the socket has (at most n), so a slow sender returns to remote.py's
+    # throughput check between its bytes instead of holding one read open until n have come
+    return _Body(lambda n: response.read1(n, decode_content=False), close, (urllib3.exceptions.HTTPError, OSError))
 
 
 def _describe(exc: BaseException) -> str:
@@ -168,19 +186,58 @@ def _describe(exc: BaseException) -> str:
     return text[:300]
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or {"http": 80, "https": 443}.get(scheme)
+
+
+def redirect_target(url: str, location: str | None, policy) -> str:
+    """Where a redirect from ``url`` to ``location`` leads, or :class:`Refused` when it may not be
+    followed: not http(s), or (``remote.same_host_redirects``) another origin than ``url``'s;
+    an upgrade from http to https on the same host is the same origin."""
+    if not location:
+        raise Refused("a redirect without a Location header")
+    target = urljoin(url, location.strip())
+    scheme, host, port = _origin(target)
+    if scheme not in ("http", "https"):
+        raise Refused(f"a redirect to a {scheme[:10]!r} URL is not followed")
+    if policy.same_host_redirects:
+        origin = _origin(url)
+        upgrade = origin[0] == "http" and scheme == "https" and port == 443
+        if host != origin[1] or (port != origin[2] and not upgrade):
+            raise Refused(f"a redirect to another host ({host[:100]!r}) is not followed "
+                          f"(remote.same_host_redirects)")
+    return target
+
+
 def http_get(url: str, start: int, end: int | None, policy) -> Response:
     headers = {}
     byte_range = _range_header(start, end)
     if byte_range:
         headers["Range"] = byte_range
     timeout = urllib3.Timeout(connect=policy.connect_timeout_s, read=policy.read_timeout_s)
-    try:
-        response = http_pool(policy.pool_connections).request(
-            "GET", url, headers=headers, preload_content=False, decode_content=False, timeout=timeout)
-    except urllib3.exceptions.MaxRetryError as exc:
-        raise Transient(_describe(exc.reason or exc)) from exc
-    except (urllib3.exceptions.HTTPError, OSError) as exc:
-        raise Transient(_describe(exc)) from exc
+    pool = http_pool(policy.pool_connections, policy.allow_private_addresses)
+    hops = 0
+    while True:
+        try:
+            response = pool.request("GET", url, headers=headers, preload_content=False, decode_content=False,
+                                    timeout=timeout, redirect=False)
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            refused = address_refusal(exc)
+            if refused is not None:
+                raise Refused(str(refused)) from exc
+            reason = exc.reason if isinstance(exc, urllib3.exceptions.MaxRetryError) else None
+            raise Transient(_describe(reason or exc)) from exc
+        if response.status not in _REDIRECTS:
+            break
+        location = response.headers.get("location")
+        response.close()              # never read a redirect's body: it may not end
+        response.release_conn()
+        hops += 1
+        if hops > policy.max_redirects:
+            raise Refused(f"more than remote.max_redirects={policy.max_redirects} redirects")
+        url = redirect_target(url, location, policy)
     head = {k.lower(): v for k, v in response.headers.items()}
     return _answer(response.status, head, _http_body(response), start, what="HTTP", reason=response.reason or "")
 
@@ -222,8 +279,12 @@ def _s3_body(body) -> _Body:
     # boto3 / botocore: the optional [s3] extra, only for s3:// paths
     from botocore.exceptions import BotoCoreError
 
+    # as for HTTP, read1 on the urllib3 response underneath: a slow sender returns between its
+    # bytes to the throughput check (remote.py checks the length itself, as botocore's read would)
+    raw = getattr(body, "_raw_stream", None)
+    read = (lambda n: raw.read1(n, decode_content=False)) if hasattr(raw, "read1") else body.read
     # urllib3's errors surface raw from some botocore versions
-    return _Body(body.read, body.close, (BotoCoreError, urllib3.exceptions.HTTPError, OSError))
+    return _Body(read, body.close, (BotoCoreError, urllib3.exceptions.HTTPError, OSError))
 
 
 def s3_get(path: str, start: int, end: int | None, policy) -> Response:

@@ -15,7 +15,9 @@ seen (path, Range, status, body bytes sent). Faults:
 - ``{"stall_after": N, "stall_s": S}`` send N bytes, then nothing for S seconds, then close;
 - ``{"trickle": B, "delay_s": D}`` send the whole body B bytes at a time, D seconds apart;
 - ``{"length_delta": D}`` announce Content-Length + D (D > 0: close after the real body);
-- ``{"ignore_range": true}`` answer 200 with the whole file even when a Range was asked.
+- ``{"ignore_range": true}`` answer 200 with the whole file even when a Range was asked;
+- ``{"redirect": URL, "code": 302}`` answer a redirect to URL (relative or absolute);
+- ``{"endless": true}`` answer 200 without Content-Length and send bytes until the client leaves.
 
 Files are served with ETag, Accept-Ranges and 206/416 like a CDN (data.commoncrawl.org).
 """
@@ -110,6 +112,16 @@ class Handler(BaseHTTPRequestHandler):
         if "status" in fault:
             entry["status"] = fault["status"]
             return self._error(int(fault["status"]), fault.get("retry_after"))
+        if "redirect" in fault:
+            entry["status"] = int(fault.get("code", 302))
+            self.send_response(entry["status"])
+            self.send_header("Location", fault["redirect"])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if fault.get("endless"):
+            entry["status"] = 200
+            return self._endless(entry)
         if fault.get("ignore_range"):
             asked = None
         status, headers, size, chunks = self._source(path, asked)
@@ -139,6 +151,20 @@ class Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+    def _endless(self, entry: dict) -> None:
+        """A body with no end (and no length): the client has to bound its read."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/warc")
+        self.end_headers()
+        self.close_connection = True
+        block = b"WARC/1.0\r\n" + b"x" * (64 << 10)
+        try:
+            while True:
+                self.wfile.write(block)
+                entry["sent"] += len(block)
+        except OSError:
+            pass
 
     def _send(self, chunks, limit: int, fault: dict) -> int:
         sent = 0

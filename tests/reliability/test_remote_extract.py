@@ -33,7 +33,7 @@ pytestmark = pytest.mark.spark
 REPO = Path(__file__).resolve().parents[2]
 NAMES = ("a.warc.gz", "b.warc.gz", "c.warc.gz")
 FAST_RETRIES = ["remote.backoff_s=0.01", "remote.backoff_max_s=0.05", "remote.max_attempts=3",
-                "remote.read_timeout_s=2"]
+                "remote.read_timeout_s=2", "remote.allow_private_addresses=true"]   # the server is on 127.0.0.1
 
 
 @pytest.fixture(scope="module")

@@ -19,12 +19,14 @@ from settings_support import extract_settings, retry_policy
 from warcgen import member_offsets
 
 from crawlplan.extract.records import process_warc_file
-from crawlplan.warc import remote, transports
+from crawlplan.warc import attempts, remote, transports
 from crawlplan.warc.reader import FileOutcome, iter_records
 from crawlplan.warc.remote import NotFound, ReadIncomplete, RetryPolicy, Unreachable, read_range, read_ranges
 
 # short waits and timeouts: the faults are the same, the test is fast
+# the servers are on 127.0.0.1: remote.allow_private_addresses lets the reader connect there
 POLICY = retry_policy(max_attempts=4, max_retry_s=30, backoff_s=0.01, backoff_max_s=0.05, read_timeout_s=1.0,
+                     allow_private_addresses=True,
                      buffer_bytes=64 << 10)
 NAME = "pages.warc.gz"
 
@@ -100,7 +102,7 @@ def test_transient_faults_lose_nothing(server, expected, reader, fault):
 
 def test_retry_after_is_honoured(server, files, monkeypatch):
     waits = []
-    monkeypatch.setattr(remote.time, "sleep", waits.append)
+    monkeypatch.setattr(attempts.time, "sleep", waits.append)
     server.faults({f"/{NAME}": [{"status": 503, "retry_after": "2"}]})
     _, outcome = _records(f"{server.url}/{NAME}")
     assert outcome.status == "ok" and outcome.attempts == 2
@@ -109,9 +111,10 @@ def test_retry_after_is_honoured(server, files, monkeypatch):
 
 def test_a_retry_after_beyond_the_time_budget_is_not_waited_for(server, monkeypatch):
     waits = []
-    monkeypatch.setattr(remote.time, "sleep", waits.append)
+    monkeypatch.setattr(attempts.time, "sleep", waits.append)
     server.faults({f"/{NAME}": [{"status": 503, "retry_after": "120"}]})
-    _, outcome = _records(f"{server.url}/{NAME}", policy=retry_policy(max_retry_s=60, backoff_s=0.01))
+    _, outcome = _records(f"{server.url}/{NAME}", policy=retry_policy(max_retry_s=60, backoff_s=0.01,
+                                                                                allow_private_addresses=True))
     assert outcome.status == "unreachable" and outcome.attempts == 1 and not waits
     assert "503" in outcome.last_error and "max_retry_s=60" in outcome.error
 

@@ -44,7 +44,12 @@ def full(ctx, settings, chosen):
     if not listed:
         raise ValueError("site_pages with extract.mode=full needs inputs.warc_paths; with only a columnar "
                          "index set extract.mode=sampled")
-    paths = resolve_inputs(listed, base=base)
+    refused = []          # listing entries outside inputs.warc_base: extract has their 'refused' rows
+    paths = resolve_inputs(listed, base=base, allow_absolute=bool(section(ctx.conf, "inputs")["allow_absolute_paths"]),
+                           refused=refused, policy=RetryPolicy.from_params(section(ctx.conf, "remote")))
+    if refused:
+        ctx.note(f"site_pages: {len(refused):,} listing entries refused (not read), e.g. '{refused[0].entry}': "
+                 f"{refused[0].reason}")
     if not paths:
         raise ValueError("site_pages: the input names no WARC files")
     files = site_pages.warc_files(ctx.spark, paths)
