@@ -78,7 +78,7 @@ def case_export(work: Path) -> list[tuple[str, str, str]]:
     src.mkdir()
     pq.write_table(pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False), src / "part-0.parquet")
     done = cli("export", "budgets", "--input", str(src), "--plans", "none", "--format", "all", "--out", str(work / "x"))
-    tree = ET.parse(next((work / "x" / "heritrix").glob("*.xml")))
+    tree = ET.parse(next((work / "x" / "heritrix").glob("*.cxml")))
     classes = Counter(b.get("class") for b in tree.iter() if b.tag.endswith("bean"))
     seeds = (work / "x" / "nutch" / "seeds.txt").read_text(encoding="utf-8").split("\n")
     summary = [ln.strip() for ln in done.stdout.splitlines() if "skipped_unsafe" in ln]
