@@ -268,6 +268,8 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
             if known_format is None and path.endswith((".arc", ".arc.gz")):
                 known_format = "arc"
             if known_format is None:
+                if getattr(source, "failure", None):    # the network cut the head short: check_stream_end says so
+                    return
                 outcome.status, outcome.error = "corrupt", NOT_AN_ARCHIVE if head else "zero-byte file"
                 return
             iterator.known_format = known_format
