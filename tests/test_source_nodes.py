@@ -80,7 +80,7 @@ def test_site_pages_selection_by_explicit_list_and_odd_hosts(warc):
     rejects = Counter()
     got = read_site_pages([warc], rejects=rejects)
     assert set(got) == {HOST, SMALL}                          # the odd host never becomes a site
-    assert rejects["unsafe_site_name"] == 1
+    assert rejects["bad_url"] == 1 and rejects["unsafe_site_name"] == 0   # an invalid host: a bad_url record
     only = read_site_pages([warc], sites={SMALL})
     assert set(only) == {SMALL} and len(only[SMALL]) == 2
 
