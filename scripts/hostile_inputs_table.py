@@ -237,7 +237,9 @@ def main() -> int:
             print(f"| {' | '.join(row)} |", file=sys.stderr, flush=True)
     print("| case | what happens now (measured by this script) | test |\n|---|---|---|")
     for row in rows:
-        print("| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in row) + " |")
+        # the work folder is this machine's temporary path: shown as WORK
+        print("| " + " | ".join(cell.replace(str(work), "WORK").replace("|", "\\|").replace("\n", " ")
+                                for cell in row) + " |")
     if not args.out:
         shutil.rmtree(work, ignore_errors=True)
     return 0
