@@ -64,15 +64,15 @@ def _holder_gone(holder: dict) -> bool:
     if holder.get("host") != socket.gethostname() or not isinstance(holder.get("pid"), int):
         return False
     start = _process_start(holder["pid"])
-    if start is None:
-        try:
-            os.kill(holder["pid"], 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return not os.path.exists("/proc/self")    # no /proc: trust kill(0)
-    return holder.get("pid_start") not in (None, start)
+    if start is not None:
+        return holder.get("pid_start") not in (None, start)
+    try:           # no /proc entry: gone, or a system without /proc, where kill(0) tells
+        os.kill(holder["pid"], 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 class OutputLease:
