@@ -45,7 +45,11 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload, max
                 pending.fault_detail = FRAMING["short"].format(offset=last_pos)
                 set_status(outcome, "truncated", pending.fault_detail)
     except Exception as exc:
-        outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
+        cut = getattr(source, "failure", None)     # the network ended the bytes mid-record: a cut
+        if cut:
+            set_status(outcome, "truncated", cut)
+        else:
+            outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
     local = path.removeprefix("file://")
     if os.path.exists(local):
         outcome.bytes = os.path.getsize(local)

@@ -332,6 +332,10 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
         except Exception as exc:  # corrupt member, bad headers: record it, then try to resync
             failed = exc
         outcome.bytes = max(outcome.bytes, source.tell())
+        cut = getattr(source, "failure", None)
+        if failed is not None and cut:   # the network ended the bytes mid-record: a cut, not damage
+            set_status(outcome, "truncated", cut)
+            return
         if resync_at is not None and seekable:
             base, last_offset = resync(source, resync_at), None
             if base is None:
