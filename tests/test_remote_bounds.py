@@ -110,6 +110,42 @@ def test_an_endless_fast_body_ends_at_the_deadline(monkeypatch):
     assert got == 50 << 20 and fake.t == 50
 
 
+class _FakeFile(_FakeBody):
+    """The bytes of ``data`` from ``start``, ``per_read`` per read, each read taking ``seconds``."""
+
+    def __init__(self, clock: FakeClock, data: bytes, start: int, per_read: int, seconds: float):
+        super().__init__(clock, per_read, seconds)
+        self.data, self.at = data, start
+
+    def read(self, n: int) -> bytes:
+        self.clock.t += self.seconds
+        chunk = self.data[self.at:self.at + min(n, self.per_read)]
+        self.at += len(chunk)
+        return chunk
+
+
+@pytest.mark.parametrize("deadline_s", [3, 7, 11, 19, 29])
+def test_a_file_cut_by_the_deadline_inside_a_record_is_truncated_not_corrupt(monkeypatch, tmp_path, deadline_s):
+    """Wherever the deadline falls (inside a gzip member, a header, a body), the file is ``truncated``
+    with the deadline named, and every record before the cut is kept."""
+    from crawlplan.warc import reader
+
+    data = write_warc(tmp_path / NAME, [dict(url=f"http://a.example.com/p{i}", body=html_page(f"p{i}", 200))
+                                        for i in range(8)]).read_bytes()
+    fake = FakeClock()
+
+    def get(path, start, end, policy):
+        return transports.Response(_FakeFile(fake, data, start, 97, 1.0), start, len(data), len(data) - start, '"v1"')
+
+    monkeypatch.setattr(transports, "http_get", get)
+    monkeypatch.setattr(reader, "open_stream", lambda path, policy: open_stream(path, policy, clock=fake.clock()))
+    policy = retry_policy(file_deadline_s=deadline_s, throughput_window_s=1000, min_bytes_per_s=1)
+    outcome = reader.FileOutcome(warc_file=f"https://example.org/{NAME}")
+    records = list(reader.iter_records(outcome.warc_file, outcome, remote=policy))
+    assert outcome.status == "truncated" and f"remote.file_deadline_s={deadline_s}" in outcome.error
+    assert deadline_s * 97 < len(data) and len(records) <= outcome.records
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bounded")

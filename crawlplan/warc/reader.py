@@ -229,6 +229,8 @@ def check_stream_end(source, path: str, outcome: FileOutcome) -> None:
     stopped_at = source.tell()
     left_over = source.read(1) if source.failure is None else b""
     outcome.bytes = max(outcome.bytes, stopped_at)
+    if outcome.status == "truncated" and source.failure and source.failure not in (outcome.error or ""):
+        outcome.error = f"{source.failure}; {outcome.error}"[:500]    # the cause first, then where it cut
     if outcome.status != "ok":
         return
     if source.failure:
