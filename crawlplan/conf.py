@@ -86,6 +86,37 @@ def _flatten_into_maps(parts: list[str]) -> list[str]:
     return parts
 
 
+_TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+
+def typed_override(dotted: str, raw: str, default: Any) -> Any:
+    """The value of ``--set dotted=raw`` typed by the key's default in conf/defaults.yaml.
+
+    YAML alone would read ``off`` as a boolean and ``1e7`` as a string: a string setting keeps
+    the text as written (``off``, ``no``, ``null``, ``007``); a boolean or a number is parsed
+    strictly, and a value that is neither is an error naming the key. Keys whose default is null,
+    a list or a map (and keys of open maps) are read as YAML."""
+    if isinstance(default, str):
+        return raw
+    if isinstance(default, bool):
+        word = raw.strip().lower()
+        if word in _TRUE or word in _FALSE:
+            return word in _TRUE
+        raise ConfError(f"--set {dotted}={raw}: '{dotted}' is a boolean (true/false, yes/no, on/off, 1/0)")
+    if isinstance(default, (int, float)):
+        try:
+            number = float(raw)
+        except ValueError:
+            raise ConfError(f"--set {dotted}={raw}: '{dotted}' is a number") from None
+        if isinstance(default, int) and number.is_integer() and "." not in raw and "e" not in raw.lower():
+            return int(raw)
+        return number
+    value = parse_override(f"{dotted}={raw}")[1]
+    if isinstance(default, (list, tuple)) and value is not None and not isinstance(value, (list, tuple)):
+        raise ConfError(f"--set {dotted}={raw}: '{dotted}' is a list (write [a, b])")
+    return value
+
+
 def _nest(parts: list[str], value: Any) -> dict:
     out: Any = value
     for part in reversed(parts):
@@ -101,6 +132,7 @@ def load_conf(
     """The effective configuration for one run."""
     conf_dir = resource_dir("conf")
     conf = load_yaml(conf_dir / "defaults.yaml")
+    defaults = copy.deepcopy(conf)
     registry = conf_dir / "classifiers.yaml"
     if registry.is_file():
         conf["classifiers"] = merge(conf.get("classifiers", {}), load_yaml(registry), where=str(registry),
@@ -113,10 +145,22 @@ def load_conf(
     if user_file:
         conf = merge(conf, load_yaml(user_file), where=str(user_file))
     for item in overrides:
-        parts, value = parse_override(item)
+        parts, _ = parse_override(item)
         parts = _flatten_into_maps(parts)
+        raw = item.split("=", 1)[1]
+        value = typed_override(".".join(parts), raw, _at(defaults, parts))
         conf = merge(conf, _nest(parts, value), where=f"--set {item}")
     return conf
+
+
+def _at(conf: dict, parts: list[str]) -> Any:
+    """The value at ``parts`` in ``conf``, or None where the key is absent (an open map's key)."""
+    node: Any = conf
+    for part in parts:
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
 
 
 def get(conf: dict, dotted: str, default: Any = None) -> Any:
@@ -172,7 +216,10 @@ def _convert(value: Any, kind: Any, name: str) -> Any:
     try:
         if kind is bool:
             if isinstance(value, str):
-                return value.strip().lower() in ("true", "yes", "1")
+                word = value.strip().lower()
+                if word not in _TRUE and word not in _FALSE:
+                    raise ValueError(word)
+                return word in _TRUE
             return bool(value)
         if kind in (int, float, str):
             return kind(value)

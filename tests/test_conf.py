@@ -50,3 +50,23 @@ def test_override_parsing():
 def test_section_cannot_become_scalar():
     with pytest.raises(ConfError, match="is a section"):
         merge({"a": {"b": 1}}, {"a": 5}, where="t")
+
+
+def test_set_types_a_value_by_its_default():
+    """Issue 31: YAML 1.1 reads ``off`` as False; a string setting keeps the text, numbers and
+    booleans are parsed strictly with the key named."""
+    conf = load_conf("local", overrides=["source.sitemaps.target_url=off", "extract.extractor=yes"])
+    assert conf["source"]["sitemaps"]["target_url"] == "off" and conf["extract"]["extractor"] == "yes"
+    conf = load_conf("local", overrides=["extract.timeout_s=7", "spark.shuffle_partitions=1e1"])
+    assert conf["extract"]["timeout_s"] == 7 and conf["spark"]["shuffle_partitions"] == 10.0
+    with pytest.raises(ConfError, match="'extract.timeout_s' is a number"):
+        load_conf("local", overrides=["extract.timeout_s=seven"])
+
+
+def test_a_mistyped_boolean_is_an_error_naming_the_key():
+    from crawlplan.conf import typed_override
+
+    assert typed_override("a.flag", "off", True) is False and typed_override("a.flag", "Yes", False) is True
+    with pytest.raises(ConfError, match="'a.flag' is a boolean"):
+        typed_override("a.flag", "ture", False)
+    assert typed_override("a.name", "null", "x") == "null" and typed_override("a.list", "[1, 2]", []) == [1, 2]
