@@ -4,6 +4,12 @@ set -uo pipefail
 cd "$(dirname "$0")"
 ./setup.sh --no-run || exit 1
 [ -x scripts/test-extras.sh ] && { scripts/test-extras.sh || echo "test.sh: optional test tools not all installed (see above)"; }
+if [ "${1:-}" = "--quick" ]; then
+  # the quick tier: no SparkSession, no cluster, Airflow or browser runs (markers applied in conftest)
+  shift
+  set -- -m "not slow and not spark" "$@"
+  export CRAWLPLAN_CLUSTER_PIPELINE=0
+fi
 .venv/bin/python -m pytest "$@"
 rc=$?
 if [ "$rc" = 5 ]; then

@@ -12,6 +12,14 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("CRAWLPLAN_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
+def pytest_collection_modifyitems(items):
+    """Every test that needs a SparkSession (directly or through another fixture) carries the
+    ``spark`` marker, so ``-m "not spark"`` can be trusted without anyone remembering to mark."""
+    for item in items:
+        if {"spark", "spark_cluster"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.spark)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():

@@ -126,3 +126,8 @@ def test_quantile_frame_is_one_row_per_group_with_numpy_percentiles(spark):
     assert set(got) == {"a", "b"}
     for g, vals in data.items():
         assert (got[g].p50, got[g].p90) == pytest.approx(tuple(np.quantile(vals, [0.5, 0.9])), abs=1e-12)
+
+
+def test_a_test_that_uses_the_spark_fixture_is_marked_spark(spark, request):
+    """conftest marks it (issue 31): ``-m "not spark"`` leaves out every Spark test, marked or not."""
+    assert request.node.get_closest_marker("spark") is not None and spark.range(2).count() == 2

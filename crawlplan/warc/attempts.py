@@ -23,8 +23,14 @@ class Clock:
     sleep: Callable[[float], None]
 
 
-# looked up at each call, so that a test that patches time.sleep still sees its patch
-SYSTEM_CLOCK = Clock(lambda: time.monotonic(), lambda seconds: time.sleep(seconds))
+def retry_sleep(seconds: float) -> None:
+    """The wait between attempts: the hook a test replaces (``monkeypatch.setattr(attempts,
+    "retry_sleep", ...)``) instead of the process-wide ``time.sleep``, which other threads call too."""
+    time.sleep(seconds)
+
+
+# the hook is looked up at each call, so that a test's replacement is seen
+SYSTEM_CLOCK = Clock(time.monotonic, lambda seconds: retry_sleep(seconds))
 
 
 class Attempts:

@@ -102,7 +102,7 @@ def test_transient_faults_lose_nothing(server, expected, reader, fault):
 
 def test_retry_after_is_honoured(server, files, monkeypatch):
     waits = []
-    monkeypatch.setattr(attempts.time, "sleep", waits.append)
+    monkeypatch.setattr(attempts, "retry_sleep", waits.append)
     server.faults({f"/{NAME}": [{"status": 503, "retry_after": "2"}]})
     _, outcome = _records(f"{server.url}/{NAME}")
     assert outcome.status == "ok" and outcome.attempts == 2
@@ -111,7 +111,7 @@ def test_retry_after_is_honoured(server, files, monkeypatch):
 
 def test_a_retry_after_beyond_the_time_budget_is_not_waited_for(server, monkeypatch):
     waits = []
-    monkeypatch.setattr(attempts.time, "sleep", waits.append)
+    monkeypatch.setattr(attempts, "retry_sleep", waits.append)
     server.faults({f"/{NAME}": [{"status": 503, "retry_after": "120"}]})
     _, outcome = _records(f"{server.url}/{NAME}", policy=retry_policy(max_retry_s=60, backoff_s=0.01,
                                                                                 allow_private_addresses=True))
