@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import logging
+import re
 import sys
 from pathlib import Path
 
@@ -90,8 +92,41 @@ def cmd_job(args) -> int:
     return run_job_from_args(args.node, args)
 
 
+class SuggestingParser(argparse.ArgumentParser):
+    """argparse with "did you mean" for a mistyped option or verb (Python 3.11's argparse has none)."""
+
+    def error(self, message: str):
+        words = re.findall(r"(?:unrecognized arguments: |invalid choice: ')(\S+?)'?(?:\s|$)", message)
+        if words:
+            word = words[0]
+            known = _option_strings(self) if word.startswith("-") else _choices(self)
+            close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
+            if close:
+                message += f" (did you mean {close[0]}?)"
+        super().error(message)
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found += _subparsers(child)
+    return found
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> list[str]:
+    return sorted({o for p in _subparsers(parser) for a in p._actions for o in a.option_strings})
+
+
+def _choices(parser: argparse.ArgumentParser) -> list[str]:
+    return sorted({name for p in _subparsers(parser) for a in p._actions
+                   if isinstance(a, argparse._SubParsersAction) for name in a.choices})
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="crawlplan", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = SuggestingParser(prog="crawlplan", description="Turn Common Crawl data into crawl plans for LLM "
+                              "pretraining data: a DAG of Spark jobs, run whole (run) or node by node (job).")
     parser.add_argument("--version", action="version", version=f"crawlplan {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging and full tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import difflib
 import math
 import typing
 from pathlib import Path
@@ -51,7 +52,9 @@ def merge(base: dict, override: dict, *, where: str, prefix: str = "", open_map:
         dotted = f"{prefix}{key}"
         if key not in out:
             if not open_map:
-                raise ConfError(f"unknown config key '{dotted}' (in {where})")
+                close = difflib.get_close_matches(str(key), [str(k) for k in out], n=1)
+                hint = f"; did you mean '{prefix}{close[0]}'?" if close else ""
+                raise ConfError(f"unknown config key '{dotted}' (in {where}){hint}")
             out[key] = copy.deepcopy(value)
             continue
         current = out[key]

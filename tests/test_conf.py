@@ -70,3 +70,19 @@ def test_a_mistyped_boolean_is_an_error_naming_the_key():
     with pytest.raises(ConfError, match="'a.flag' is a boolean"):
         typed_override("a.flag", "ture", False)
     assert typed_override("a.name", "null", "x") == "null" and typed_override("a.list", "[1, 2]", []) == [1, 2]
+
+
+def test_an_unknown_key_suggests_the_close_one():
+    with pytest.raises(ConfError, match="did you mean 'extract.extractor'"):
+        load_conf("local", overrides=["extract.extractr=x"])
+
+
+@pytest.mark.parametrize("argv,suggestion", [(["run", "--outt", "x"], "did you mean --out?"),
+                                             (["rn"], "did you mean run?"),
+                                             (["pipeline", "shw"], "did you mean show?")])
+def test_a_mistyped_option_or_verb_gets_a_suggestion(argv, suggestion, capsys):
+    from crawlplan.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(argv)
+    assert suggestion in capsys.readouterr().err

@@ -182,7 +182,7 @@ def test_missing_inputs_fail_the_run_before_it_starts_and_name_what_can_run():
     assert order == ["extract", "classify", "simulate", "allocate"] and forced == set()
     with pytest.raises(InputError, match="inputs.web_graph: needed by host_graph"):
         plan_run(main, conf, only="host_graph")
-    with pytest.raises(KeyError, match="unknown node 'alocate'"):
+    with pytest.raises(KeyError, match="unknown node 'alocate'; did you mean 'allocate'"):
         plan_run(main, conf, until=["alocate"])
 
 

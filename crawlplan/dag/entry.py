@@ -59,7 +59,7 @@ def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
     conf = load_conf(args.profile, args.conf, overrides)
     pipeline = load_pipeline(args.pipeline)
     if node_name not in pipeline.nodes:
-        print(f"crawlplan: unknown node '{node_name}'; nodes: {', '.join(pipeline.order())}", file=sys.stderr)
+        print(f"crawlplan: {pipeline.unknown_node(node_name)}", file=sys.stderr)
         return 2
     node = pipeline.nodes[node_name]
     if getattr(args, "retry_failed", False) and node.job != "extract":

@@ -6,6 +6,7 @@ external and come from the config's ``inputs.<name>`` key (WARC listing, host in
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,12 @@ class Pipeline:
     def dependencies(self, node: str) -> list[str]:
         producer = self.producer()
         return sorted({producer[i] for i in self.nodes[node].inputs if i in producer})
+
+    def unknown_node(self, name: str) -> str:
+        """The message for a node name that is not in the pipeline, with the closest name offered."""
+        close = difflib.get_close_matches(name, list(self.nodes), n=1, cutoff=0.5)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        return f"unknown node '{name}'; {hint}nodes: {', '.join(self.order())}"
 
     def order(self) -> list[str]:
         """Topological order, stable in file order so runs print nodes predictably."""

@@ -141,7 +141,7 @@ def plan_run(pipeline: Pipeline, conf: dict, *, only: str | None = None, start: 
     order, forced = pipeline.order(), set()
     for name in ([only] if only else []) + ([start] if start else []) + list(until or []):
         if name not in pipeline.nodes:
-            raise KeyError(f"unknown node '{name}'; nodes: {', '.join(order)}")
+            raise KeyError(pipeline.unknown_node(name))
     if only and until:
         raise ValueError("--only and --until select nodes in two ways; give one of them")
     if only:

@@ -91,7 +91,7 @@ def cmd_submit(args) -> int:
     if args.only:
         unknown = set(args.only) - set(pipeline.nodes)
         if unknown:
-            raise KeyError(f"unknown node '{sorted(unknown)[0]}'; nodes: {', '.join(pipeline.order())}")
+            raise KeyError(pipeline.unknown_node(sorted(unknown)[0]))
         cmds = [(n, c) for n, c in cmds if n in args.only]
     env = submit.driver_defaults(spec, environ={})
     if not args.run:
