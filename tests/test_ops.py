@@ -207,3 +207,19 @@ def test_submit_finds_pysparks_spark_submit_and_the_client_drivers_python(pipeli
     spec.deploy_mode = "cluster"
     with pytest.raises(ValueError, match="no cluster deploy mode for Python"):
         submit.check(spec)
+
+
+def test_submit_and_airflow_warn_about_a_missing_package_relative_outputs_and_no_inputs(tmp_path):
+    """Issue 31: said before the commands run, not found in a cluster log an hour later."""
+    from crawlplan.ops.submit import SubmitSpec, warnings_for
+
+    conf = load_conf("cluster", overrides=["ops.master=yarn", f"ops.wheel={tmp_path / 'missing.zip'}",
+                                           "ops.out_dir=out"])
+    found = warnings_for(SubmitSpec.from_conf(conf), conf)
+    assert [w.split(" ")[0] for w in found] == ["ops.wheel:", "outputs", "no"]
+    assert "crawlplan package" in found[0] and "ops.out_dir" in found[1] and "inputs.warc_paths" in found[2]
+    wheel = tmp_path / "crawlplan.zip"
+    wheel.write_bytes(b"PK")
+    conf = load_conf("cluster", overrides=["ops.master=yarn", f"ops.wheel={wheel}", "ops.out_dir=s3a://b/run",
+                                           "inputs.warc_paths=s3://commoncrawl/x/warc.paths.gz"])
+    assert warnings_for(SubmitSpec.from_conf(conf), conf) == []

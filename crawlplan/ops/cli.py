@@ -68,8 +68,14 @@ def _load(args):
     return load_pipeline(args.pipeline), load_conf(args.profile, args.conf, args.overrides)
 
 
+def _warn(found: list[str], verb: str) -> None:
+    for line in found:
+        print(f"crawlplan {verb}: warning: {line}", file=sys.stderr)
+
+
 def cmd_airflow(args) -> int:
     pipeline, conf = _load(args)
+    _warn(submit.warnings_for(submit.SubmitSpec.from_conf(conf, args.conf or ""), conf), "airflow")
     text = render_dag(pipeline, conf, conf_file=args.conf or "")
     out = Path(args.out or f"dags/crawlplan_{pipeline.name}.py")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -82,6 +88,7 @@ def cmd_submit(args) -> int:
     pipeline, conf = _load(args)
     spec = submit.SubmitSpec.from_conf(conf, args.conf or "")
     submit.check(spec)
+    _warn(submit.warnings_for(spec, conf), "submit")
     spec.spark_submit = submit.spark_submit_binary(spec.spark_submit)
     spec.force = args.force
     if args.one_application and args.only:

@@ -56,6 +56,24 @@ def check(spec: SubmitSpec) -> None:
                          f"ops.deploy_mode=client (the driver runs where spark-submit runs)")
 
 
+def warnings_for(spec: SubmitSpec, conf: dict) -> list[str]:
+    """What would make the printed commands fail or surprise on a cluster, said before they run:
+    a package that is not built, outputs relative to each node's working folder, no inputs set."""
+    found = []
+    local_master = spec.master.startswith("local")
+    if "://" not in spec.wheel and not os.path.exists(spec.wheel):
+        found.append(f"ops.wheel: {spec.wheel} does not exist; build it with `crawlplan package` "
+                     f"(or set ops.wheel to the package's URI)")
+    if not local_master and "://" not in spec.out_dir and not os.path.isabs(spec.out_dir):
+        found.append(f"outputs are relative ({spec.out_dir}): every cluster node resolves them in its own "
+                     f"working folder; set ops.out_dir to a shared URI (hdfs://, s3a://, gs://)")
+    inputs = section(conf, "inputs")
+    if not local_master and not (inputs["warc_paths"] or inputs["cc_index"]):
+        found.append("no inputs set (inputs.warc_paths or inputs.cc_index): the jobs would read the demo "
+                     "crawl, generated on the machine of each job's driver")
+    return found
+
+
 def spark_submit_binary(configured: str) -> str:
     """``ops.spark_submit`` as given when it is a path or on PATH; otherwise the spark-submit of the
     pyspark this Python imports (``.venv/bin/crawlplan submit --run`` without an activated venv)."""
