@@ -124,10 +124,14 @@ class _FakeFile(_FakeBody):
         return chunk
 
 
-@pytest.mark.parametrize("deadline_s", [3, 7, 11, 19, 29])
-def test_a_file_cut_by_the_deadline_inside_a_record_is_truncated_not_corrupt(monkeypatch, tmp_path, deadline_s):
+@pytest.mark.parametrize("per_read,deadline_s", [(97, 3), (97, 7), (97, 11), (97, 19), (97, 29),
+                                                 (1, 1), (1, 5), (1, 80), (1, 120), (1, 300), (1, 500)])
+@pytest.mark.parametrize("reader_name", ["warcio", "fastwarc"])
+def test_a_file_cut_by_the_deadline_inside_a_record_is_truncated_not_corrupt(monkeypatch, tmp_path, per_read,
+                                                                             deadline_s, reader_name):
     """Wherever the deadline falls (inside a gzip member, a header, a body), the file is ``truncated``
-    with the deadline named, and every record before the cut is kept."""
+    with the deadline named, and every record before the cut is kept. Reads of one byte are a
+    trickling server's: warcio's first buffer then holds one decompressed byte (``W``)."""
     from crawlplan.warc import reader
 
     data = write_warc(tmp_path / NAME, [dict(url=f"http://a.example.com/p{i}", body=html_page(f"p{i}", 200))
@@ -135,15 +139,22 @@ def test_a_file_cut_by_the_deadline_inside_a_record_is_truncated_not_corrupt(mon
     fake = FakeClock()
 
     def get(path, start, end, policy):
-        return transports.Response(_FakeFile(fake, data, start, 97, 1.0), start, len(data), len(data) - start, '"v1"')
+        return transports.Response(_FakeFile(fake, data, start, per_read, 1.0), start, len(data), len(data) - start,
+                                   '"v1"')
 
     monkeypatch.setattr(transports, "http_get", get)
     monkeypatch.setattr(reader, "open_stream", lambda path, policy: open_stream(path, policy, clock=fake.clock()))
     policy = retry_policy(file_deadline_s=deadline_s, throughput_window_s=1000, min_bytes_per_s=1)
     outcome = reader.FileOutcome(warc_file=f"https://example.org/{NAME}")
-    records = list(reader.iter_records(outcome.warc_file, outcome, remote=policy))
+    records = list(reader.iter_records(outcome.warc_file, outcome, remote=policy, reader=reader_name))
     assert outcome.status == "truncated" and f"remote.file_deadline_s={deadline_s}" in outcome.error
-    assert deadline_s * 97 < len(data) and len(records) <= outcome.records
+    assert deadline_s * per_read < len(data) and len(records) <= outcome.records
+    # the same file, a byte or 97 per read without a deadline: whole, every record, both readers
+    fake.t = 0.0
+    whole = reader.FileOutcome(warc_file=outcome.warc_file)
+    unbounded = retry_policy(file_deadline_s=10**9, throughput_window_s=10**9, min_bytes_per_s=1e-6)
+    assert len(list(reader.iter_records(whole.warc_file, whole, remote=unbounded, reader=reader_name))) == 8
+    assert whole.status == "ok", whole.error
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,31 @@ def _type_name(record_type) -> str:
     return text.rsplit(".", 1)[-1] if text else "unknown"
 
 
+class _WholeReads:
+    """A network stream as fastwarc needs it: ``read(n)`` returns n bytes unless the bytes end.
+
+    A socket may hand over a few bytes at a time (a slow server); fastwarc takes such a short read
+    inside a header for the end of the data and reports an invalid header."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:
+            return self.raw.read()
+        parts, got = [], 0
+        while got < n:
+            chunk = self.raw.read(n - got)
+            if not chunk:
+                break
+            parts.append(chunk)
+            got += len(chunk)
+        return b"".join(parts)
+
+    def __getattr__(self, name):
+        return getattr(self.raw, name)
+
+
 def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload, max_header_bytes):
     """fastwarc's loop over a gzipped WARC. fastwarc reads a Content-Length that runs past its
     member into the next record, so a record is handed on only once the next one parsed (or the
@@ -33,7 +58,8 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload, max
     last_pos = 0
     pending: RawRecord | None = None
     try:
-        for record in ArchiveIterator(source, parse_http=True):
+        stream = source if source.seekable() else _WholeReads(source)
+        for record in ArchiveIterator(stream, parse_http=True):
             if pending is not None:
                 yield _counted(pending, outcome)
                 pending = None

@@ -43,6 +43,19 @@ def sniff_format(head: bytes) -> tuple[str | None, bool]:
     return None, gzipped
 
 
+def format_begun(head: bytes) -> str | None:
+    """``warc`` | ``arc`` when ``head`` is too short to tell but begins as one of them, else None.
+
+    A stream's first decompressed bytes can be as few as one (a server that trickles, warcio's
+    buffer filled from one small read): ``W`` is the start of ``WARC/``, not a non-archive."""
+    text = head.lstrip(b"\r\n")
+    if text and b"WARC/".startswith(text):
+        return "warc"
+    if text and b"filedesc://".startswith(text):
+        return "arc"
+    return None
+
+
 def find_record_line(source, start: int) -> int | None:
     """Offset of the next ``WARC/1.`` line that starts at or after ``start`` in an uncompressed
     file (scanned in blocks: bounded memory), or None."""

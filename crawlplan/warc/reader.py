@@ -31,6 +31,7 @@ from crawlplan.warc.framing import (
     declared_length_problem,
     fault_text,
     find_member,
+    format_begun,
     head_of,
     partial_headers,
     resync,
@@ -250,6 +251,12 @@ def check_stream_end(source, path: str, outcome: FileOutcome) -> None:
             outcome.error = f"the last gzip member (from byte {stopped_at - len(tail):,}) is incomplete"
 
 
+def damage_or_cut(source) -> str:
+    """A fault in a record is damage (``corrupt``), unless the network had already ended the bytes
+    (a remote stream's ``failure``): then the record is cut, and the file ``truncated``."""
+    return "truncated" if getattr(source, "failure", None) else "corrupt"
+
+
 def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0,
                 max_header_bytes: int = MAX_HEADER_BYTES, known_format: str | None = None) -> Iterator[RawRecord]:
     """warcio's record loop with the checks of :mod:`crawlplan.warc.framing`; after a fault it
@@ -266,7 +273,7 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
         iterator = bounded_iterator(source, max_header_bytes, known_format)
         if known_format is None:
             head = head_of(iterator)
-            known_format, _ = sniff_format(head)
+            known_format = sniff_format(head)[0] or format_begun(head)
             if known_format is None and path.endswith((".arc", ".arc.gz")):
                 known_format = "arc"
             if known_format is None:
@@ -302,7 +309,7 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
                 fault = iterator.loader.header_fault
                 if fault:
                     rec.fault, rec.fault_detail = "bad_header", fault
-                    set_status(outcome, "corrupt", f"the record at offset {offset}: {fault}")
+                    set_status(outcome, damage_or_cut(source), f"the record at offset {offset}: {fault}")
                 elif wants(rec):
                     _read_body(record, rec, max_payload_bytes)
                 problem = declared_length_problem(record)
@@ -314,7 +321,7 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
                     short_at = offset
                     set_status(outcome, "truncated", rec.fault_detail)
                 elif problem or framing:
-                    set_status(outcome, "corrupt", rec.fault_detail)
+                    set_status(outcome, damage_or_cut(source), rec.fault_detail)
                 yield rec
                 if framing == "boundary":    # the declared length is wrong: the next record is found anew
                     resync_at = offset + 1
@@ -334,9 +341,8 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
         except Exception as exc:  # corrupt member, bad headers: record it, then try to resync
             failed = exc
         outcome.bytes = max(outcome.bytes, source.tell())
-        cut = getattr(source, "failure", None)
-        if failed is not None and cut:   # the network ended the bytes mid-record: a cut, not damage
-            set_status(outcome, "truncated", cut)
+        if failed is not None and damage_or_cut(source) == "truncated":   # the network ended the bytes
+            set_status(outcome, "truncated", source.failure)
             return
         if resync_at is not None and seekable:
             base, last_offset = resync(source, resync_at), None
