@@ -96,10 +96,13 @@ def typed_override(dotted: str, raw: str, default: Any) -> Any:
     """The value of ``--set dotted=raw`` typed by the key's default in conf/defaults.yaml.
 
     YAML alone would read ``off`` as a boolean and ``1e7`` as a string: a string setting keeps
-    the text as written (``off``, ``no``, ``null``, ``007``); a boolean or a number is parsed
+    the text as written (``off``, ``no``, ``null``, ``007``; ``[a, b]`` is a list, as inputs take
+    one); a boolean or a number is parsed
     strictly, and a value that is neither is an error naming the key. Keys whose default is null,
     a list or a map (and keys of open maps) are read as YAML."""
     if isinstance(default, str):
+        if raw.strip().startswith("[") and raw.strip().endswith("]"):
+            return parse_override(f"{dotted}={raw}")[1]    # inputs take a list of paths too: [a, b]
         return raw
     if isinstance(default, bool):
         word = raw.strip().lower()

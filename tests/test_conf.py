@@ -86,3 +86,8 @@ def test_a_mistyped_option_or_verb_gets_a_suggestion(argv, suggestion, capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(argv)
     assert suggestion in capsys.readouterr().err
+
+
+def test_a_list_of_inputs_is_still_a_list():
+    conf = load_conf("local", overrides=["inputs.warc_paths=[a/warc.paths.gz, b/warc.paths.gz]"])
+    assert conf["inputs"]["warc_paths"] == ["a/warc.paths.gz", "b/warc.paths.gz"]
