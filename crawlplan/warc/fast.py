@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from crawlplan.warc.payload import decode_body
+from crawlplan.warc.remote import read_exactly
 
 
 def _type_name(record_type) -> str:
@@ -27,16 +28,7 @@ class _WholeReads:
         self.raw = raw
 
     def read(self, n: int = -1) -> bytes:
-        if n is None or n < 0:
-            return self.raw.read()
-        parts, got = [], 0
-        while got < n:
-            chunk = self.raw.read(n - got)
-            if not chunk:
-                break
-            parts.append(chunk)
-            got += len(chunk)
-        return b"".join(parts)
+        return self.raw.read() if n is None or n < 0 else read_exactly(self.raw, n)
 
     def __getattr__(self, name):
         return getattr(self.raw, name)
@@ -51,7 +43,7 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload, max
     from fastwarc.warc import ArchiveIterator
 
     # reader.py imports this module back (the fastwarc reader is optional)
-    from crawlplan.warc.reader import FRAMING, RawRecord, set_status
+    from crawlplan.warc.reader import FRAMING, RawRecord, damage_or_cut, set_status
 
     wants = read_payload or (lambda rec: rec.record_type == "response")
     mark = getattr(source, "mark", None)     # a remote stream keeps the last record's bytes for the end check
@@ -71,9 +63,8 @@ def iter_fastwarc(source, path, outcome, *, max_payload_bytes, read_payload, max
                 pending.fault_detail = FRAMING["short"].format(offset=last_pos)
                 set_status(outcome, "truncated", pending.fault_detail)
     except Exception as exc:
-        cut = getattr(source, "failure", None)     # the network ended the bytes mid-record: a cut
-        if cut:
-            set_status(outcome, "truncated", cut)
+        if damage_or_cut(source) == "truncated":     # the network ended the bytes mid-record
+            set_status(outcome, "truncated", source.failure)
         else:
             outcome.status, outcome.error = "corrupt", f"{type(exc).__name__}: {exc}"[:500]
     local = path.removeprefix("file://")

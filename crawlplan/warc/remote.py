@@ -400,8 +400,8 @@ def _read_span(path: str, stream, first: int, members: list[tuple[int, int, int]
         for i, start, length in members:
             if start < position:              # overlaps the previous range: cut from what was read
                 raise ValueError("read_ranges: overlapping ranges are not supported; merge them first")
-            _read_exactly(stream, start - position)
-            data = _read_exactly(stream, length)
+            read_exactly(stream, start - position)
+            data = read_exactly(stream, length)
             position = start + length
             if len(data) < length:
                 raise ReadIncomplete(
@@ -414,7 +414,8 @@ def _read_span(path: str, stream, first: int, members: list[tuple[int, int, int]
             stream.close()
 
 
-def _read_exactly(stream, n: int) -> bytes:
+def read_exactly(stream, n: int) -> bytes:
+    """``n`` bytes of ``stream``, fewer only where its bytes end (a stream's ``read`` may return less)."""
     parts, left = [], n
     while left > 0:
         chunk = stream.read(left)
