@@ -67,18 +67,28 @@ def merge(base: dict, override: dict, *, where: str, prefix: str = "", open_map:
     return out
 
 
-def parse_override(item: str) -> tuple[list[str], Any]:
+def split_override(item: str) -> tuple[list[str], str]:
+    """``--set key=value`` as (the key's parts, the value as written)."""
     if "=" not in item:
         raise ConfError(f"--set takes key=value, got '{item}'")
     key, raw = item.split("=", 1)
     key = key.strip()
     if not key:
         raise ConfError(f"--set takes key=value, got '{item}'")
+    return key.split("."), raw
+
+
+def _yaml_value(raw: str) -> Any:
     try:
-        value = yaml.safe_load(raw) if raw != "" else ""
+        return yaml.safe_load(raw) if raw != "" else ""
     except yaml.YAMLError:
-        value = raw
-    return key.split("."), value
+        return raw
+
+
+def parse_override(item: str) -> tuple[list[str], Any]:
+    """``--set key=value`` with the value read as YAML (keys whose default does not type it)."""
+    parts, raw = split_override(item)
+    return parts, _yaml_value(raw)
 
 
 def _flatten_into_maps(parts: list[str]) -> list[str]:
@@ -97,12 +107,11 @@ def typed_override(dotted: str, raw: str, default: Any) -> Any:
 
     YAML alone would read ``off`` as a boolean and ``1e7`` as a string: a string setting keeps
     the text as written (``off``, ``no``, ``null``, ``007``; ``[a, b]`` is a list, as inputs take
-    one); a boolean or a number is parsed
-    strictly, and a value that is neither is an error naming the key. Keys whose default is null,
-    a list or a map (and keys of open maps) are read as YAML."""
+    one); a boolean or a number is parsed strictly, and a value that is neither is an error naming
+    the key. Keys whose default is null, a list or a map (and keys of open maps) are read as YAML."""
     if isinstance(default, str):
         if raw.strip().startswith("[") and raw.strip().endswith("]"):
-            return parse_override(f"{dotted}={raw}")[1]    # inputs take a list of paths too: [a, b]
+            return _yaml_value(raw)    # inputs take a list of paths too: [a, b]
         return raw
     if isinstance(default, bool):
         word = raw.strip().lower()
@@ -117,7 +126,7 @@ def typed_override(dotted: str, raw: str, default: Any) -> Any:
         if isinstance(default, int) and number.is_integer() and "." not in raw and "e" not in raw.lower():
             return int(raw)
         return number
-    value = parse_override(f"{dotted}={raw}")[1]
+    value = _yaml_value(raw)
     if isinstance(default, (list, tuple)) and value is not None and not isinstance(value, (list, tuple)):
         raise ConfError(f"--set {dotted}={raw}: '{dotted}' is a list (write [a, b])")
     return value
@@ -151,31 +160,25 @@ def load_conf(
     if user_file:
         conf = merge(conf, load_yaml(user_file), where=str(user_file))
     for item in overrides:
-        parts, _ = parse_override(item)
+        parts, raw = split_override(item)
         parts = _flatten_into_maps(parts)
-        raw = item.split("=", 1)[1]
-        value = typed_override(".".join(parts), raw, _at(defaults, parts))
+        value = typed_override(".".join(parts), raw, _walk(defaults, parts, None))
         conf = merge(conf, _nest(parts, value), where=f"--set {item}")
     return conf
 
 
-def _at(conf: dict, parts: list[str]) -> Any:
-    """The value at ``parts`` in ``conf``, or None where the key is absent (an open map's key)."""
+def _walk(conf: dict, parts: list[str], default: Any) -> Any:
+    """The value at ``parts`` (the key's parts: an open map's key may hold dots), or ``default``."""
     node: Any = conf
     for part in parts:
         if not isinstance(node, dict) or part not in node:
-            return None
+            return default
         node = node[part]
     return node
 
 
 def get(conf: dict, dotted: str, default: Any = None) -> Any:
-    node: Any = conf
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return default
-        node = node[part]
-    return node
+    return _walk(conf, dotted.split("."), default)
 
 
 def section(conf: dict, dotted: str) -> dict:
