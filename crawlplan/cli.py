@@ -15,7 +15,7 @@ from crawlplan import __version__
 from crawlplan.conf import get, load_conf, section
 from crawlplan.dag.entry import add_conf_arguments, add_job_arguments, friendly_errors, run_job_from_args
 from crawlplan.dag.pipeline import describe, load_pipeline
-from crawlplan.dag.runner import Runner, plan_run
+from crawlplan.dag.runner import Runner, plan_run, up_to_date
 from crawlplan.demo import ensure_demo, previous_graph_path
 from crawlplan.paths import default_cache_dir
 from crawlplan.spark import build_session
@@ -71,7 +71,11 @@ def cmd_run(args) -> int:
     conf = prepare_default_inputs(conf)
     out_dir = args.out or section(conf, "run")["out_dir"]
     selection = {"only": args.only, "start": start, "until": args.until}
-    order, _ = plan_run(pipeline, conf, **selection)        # fails on missing inputs before Spark starts
+    order, forced = plan_run(pipeline, conf, **selection)   # fails on missing inputs before Spark starts
+    if not forced and up_to_date(conf, pipeline, order, out_dir):
+        print(f"pipeline {pipeline.name}: all {len(order)} nodes are up to date under {Path(out_dir).resolve()} "
+              "(read from their markers, Spark not started; --from NODE to redo)")
+        return 0
     spark = build_session(conf, app_name=f"crawlplan-{pipeline.name}")
     print(f"pipeline {pipeline.name}: {len(order)} of {len(pipeline.nodes)} nodes, outputs under "
           f"{Path(out_dir).resolve()}")

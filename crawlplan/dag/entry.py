@@ -8,7 +8,7 @@ import sys
 
 from crawlplan.conf import ConfError, load_conf
 from crawlplan.dag.pipeline import load_pipeline
-from crawlplan.dag.runner import Runner, job_roots, run_single_job
+from crawlplan.dag.runner import Runner, job_roots, run_single_job, single_job_external, up_to_date
 from crawlplan.spark import build_session
 
 _EXPECTED_ERRORS: tuple[type[BaseException], ...] = (ConfError, FileNotFoundError, KeyError, ValueError)
@@ -64,6 +64,13 @@ def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
     node = pipeline.nodes[node_name]
     if getattr(args, "retry_failed", False) and node.job != "extract":
         raise ValueError(f"--retry-failed re-reads WARC files: it applies to extract, not to {node_name}")
+    if not args.force and not getattr(args, "retry_failed", False):
+        names = pipeline.upstream([node_name]) if getattr(args, "with_upstream", False) else [node_name]
+        if up_to_date(conf, pipeline, names, args.output, roots=job_roots(args.output, args.input),
+                      external=single_job_external(pipeline, node_name, conf, args.input)):
+            print(f"{node_name}: {', '.join(node.outputs)} under {args.output} are up to date "
+                  f"(checked without starting Spark; --force to redo)")
+            return 0
     spark = build_session(conf, app_name=f"crawlplan-{node_name}")
     if getattr(args, "with_upstream", False):
         return run_with_upstream(spark, conf, pipeline, node_name, args)

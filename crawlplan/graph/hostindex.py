@@ -72,13 +72,11 @@ class HostIndexError(ValueError):
 
 def list_crawls(spark: SparkSession, path: str) -> dict[str, str]:
     """``{crawl: partition folder}`` for every ``crawl=...`` folder under ``path``."""
-    fs, hpath = storage._fs(spark, path)
-    if not fs.exists(hpath):
+    if not storage.exists(spark, path):
         raise HostIndexError(f"host index not found: {path}")
     out = {}
-    for st in fs.listStatus(hpath):
-        name = str(st.getPath().getName())
-        if st.isDirectory() and name.startswith("crawl="):
+    for name, is_folder in storage.list_dir(spark, path):
+        if is_folder and name.startswith("crawl="):
             out[name.split("=", 1)[1]] = storage.join(path, name)
     if not out:
         raise HostIndexError(f"no 'crawl=CC-MAIN-YYYY-WW' partitions under {path}")

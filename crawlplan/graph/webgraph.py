@@ -49,10 +49,9 @@ class GraphError(ValueError):
 
 
 def _list(spark: SparkSession, folder: str) -> list[str]:
-    fs, hpath = storage._fs(spark, folder)
-    if not fs.exists(hpath):
+    if not storage.exists(spark, folder):
         raise GraphError(f"web graph folder not found: {folder}")
-    return sorted(str(st.getPath().getName()) for st in fs.listStatus(hpath))
+    return [name for name, _ in storage.list_dir(spark, folder)]
 
 
 def find_release_file(spark: SparkSession, path: str, suffix: str) -> str:
