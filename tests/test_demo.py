@@ -16,7 +16,7 @@ import pytest
 from demo_support import default_demo, iter_records, warc_paths
 from scipy.stats import spearmanr
 
-import crawlplan.demo as demo
+import crawlplan.demo.crawl as demo
 from crawlplan.hosts import rev_host, surt_host
 
 
@@ -323,7 +323,7 @@ def test_stats_command_reports_the_planted_properties(root, truth, capsys):
 
 
 def test_run_without_inputs_reads_the_demo_and_its_previous_graph_release(tmp_path):
-    from crawlplan.cli import prepare_default_inputs
+    from crawlplan.commands import prepare_default_inputs
     from crawlplan.conf import load_conf
 
     conf = load_conf("local", overrides=[f"demo.dir={tmp_path / 'd'}", "demo.hosts=12", "demo.seed=3"])
