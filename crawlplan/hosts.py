@@ -153,6 +153,31 @@ def registered_domain(host: str) -> str | None:
     return f"{parts.domain}.{parts.suffix}"
 
 
+def is_ip(host: str) -> bool:
+    """Whether ``host`` is an IPv4 or IPv6 address (brackets allowed)."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=200_000)
+def host_suffixes(host: str) -> tuple[str | None, str | None, str | None, str | None]:
+    """(registry suffix, registered domain, private suffix, private domain) of ``host``, the four
+    columns Common Crawl's URL index derives from the public suffix list: the ICANN section gives
+    the registry suffix (``co.uk``) and the domain one label below it; the list with its private
+    section gives the private suffix (``blogspot.com``, ``s3.amazonaws.com``) and the domain below
+    that. None for IP addresses, for a host that is itself the suffix (no domain) and for a host
+    under no listed suffix, as there."""
+    if not host or is_ip(host):
+        return None, None, None, None
+    icann = _extractor()(host)
+    private = _extractor()(host, include_psl_private_domains=True)
+    return (icann.suffix or None, f"{icann.domain}.{icann.suffix}" if icann.domain and icann.suffix else None,
+            private.suffix or None, f"{private.domain}.{private.suffix}" if private.domain and private.suffix else None)
+
+
 def tld_category(host_or_tld: str) -> str:
     """The paper's TLD macro-categories (Table 6)."""
     labels = host_or_tld.lower().rstrip(".").split(".")

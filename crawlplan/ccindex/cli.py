@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from crawlplan.dag.arguments import add_conf_arguments
+
 
 def register(subparsers) -> None:
     index = subparsers.add_parser("index", help="Common Crawl's columnar URL index (cc-index-table)")
@@ -15,6 +17,9 @@ def register(subparsers) -> None:
                    help="write warc_filename relative to this folder (as Common Crawl's are to s3://commoncrawl/)")
     p.add_argument("--warc-base", default="", help="prefix for relative entries of a listing")
     p.add_argument("--jobs", type=int, default=1, help="files indexed in parallel (processes)")
+    p.add_argument("--crawl", default="", metavar="ID",
+                   help="crawl partition for files that name no CC-MAIN-YYYY-WW crawl (conf index.crawl)")
     p.add_argument("--json", action="store_true", help="print the per-file summary")
+    add_conf_arguments(p)
     p.set_defaults(func="crawlplan.ccindex.commands:cmd_index_build")
 

@@ -6,8 +6,10 @@ Spark, pandas or this domain's libraries."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
-from crawlplan.ccindex.build import build_index
+from crawlplan.ccindex.build import IndexSettings, build_index
+from crawlplan.conf import load_conf
 from crawlplan.warc.listing import resolve_inputs
 
 
@@ -19,16 +21,29 @@ def cmd_index_build(args) -> int:
     if remote:
         raise ValueError(f"index build reads local WARC files; {remote[0]} is remote (Common Crawl publishes the "
                          f"index of its own crawls: s3://commoncrawl/cc-index/table/cc-main/warc/)")
-    summary = build_index(paths, args.out, base=args.base or "", jobs=args.jobs)
+    overrides = list(args.overrides) + ([f"index.crawl={args.crawl}"] if args.crawl else [])
+    settings = IndexSettings.from_conf(load_conf(args.profile, args.conf, overrides))
+    summary = build_index(paths, args.out, base=args.base or "", jobs=args.jobs, settings=settings)
     rows = sum(s["rows"] for s in summary)
     bad = [s for s in summary if s["status"] != "ok"]
     for s in bad:
         print(f"warning: {s['warc_file']}: {s['status']} ({s['error']}); {s['rows']} captures indexed")
-    partitions = sorted({f"crawl={s['crawl']}/subset={s['subset']}" for s in summary})
-    print(f"indexed {rows:,} captures of {len(summary)} WARC files into {args.out} ({', '.join(partitions)})")
+    partitions = Counter()
+    for s in summary:
+        partitions.update({f"crawl={s['crawl']}/subset={k}": n for k, n in s["subsets"].items()})
+    print(f"indexed {rows:,} captures of {len(summary)} WARC files into {args.out} ("
+          + ", ".join(f"{k}: {n:,}" for k, n in sorted(partitions.items())) + ")")
+    named = sum(1 for s in summary if s["crawl_from"] == "setting")
+    if named:
+        print(f"note: {named} file(s) name no Common Crawl crawl; their crawl partition is index.crawl={settings.crawl}")
+    fallbacks = Counter()
+    for s in summary:
+        fallbacks.update(s["fetch_time_fallbacks"])
+    if fallbacks:
+        print("note: fetch_time taken from " + ", ".join(f"{k} for {n:,}" for k, n in sorted(fallbacks.items()))
+              + " capture(s) whose WARC-Date does not parse")
     if args.json:
         print(json.dumps(summary, indent=1))
     print(f"use it with: --set extract.mode=sampled --set inputs.cc_index={args.out}"
           + (f" --set inputs.warc_base={args.base}" if args.base else ""))
     return 0
-

@@ -117,6 +117,7 @@ def _record(raw_record, record, path, wants, max_payload_bytes):
         warc_file=path, offset=record.stream_pos, record_type=_type_name(record.record_type),
         record_id=record.record_id, url=record.headers.get("WARC-Target-URI"),
         date=record.headers.get("WARC-Date"), http_status=status, http_headers=headers,
+        warc_headers={key.lower(): value for key, value in reversed(list(record.headers.items()))},
     )
     got = 0
     if wants(rec):

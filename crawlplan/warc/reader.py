@@ -82,6 +82,8 @@ class RawRecord:
     date: str | None
     http_status: int | None = None
     http_headers: dict[str, str] = field(default_factory=dict)
+    # the WARC header block, lower-case names (payload digest, truncation, identified type)
+    warc_headers: dict[str, str] = field(default_factory=dict)
     payload: bytes | None = None
     payload_error: str | None = None
     payload_length: int | None = None
@@ -303,6 +305,7 @@ def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start
                     date=record.rec_headers.get_header("WARC-Date"),
                     http_status=_http_status(record.http_headers),
                     http_headers=_headers_dict(record.http_headers),
+                    warc_headers=_headers_dict(record.rec_headers),
                 )
                 outcome.records += 1
                 outcome.records_by_type[rec.record_type] += 1
