@@ -25,7 +25,7 @@ from crawlplan.demo.hostindex import build_host_index, ground_truth_tables, host
 from crawlplan.demo.warcs import CRAWL, write_paths_listing, write_warcs
 from crawlplan.demo.web import build_web
 
-GENERATOR_VERSION = "6"
+GENERATOR_VERSION = "7"
 WARC_PATHS = "warc.paths.gz"
 CC_INDEX = "cc_index"              # the columnar URL index of the demo's WARC files (crawlplan index build)
 PREVIOUS_GRAPH = "graph_previous"   # the release before, for stats.host_graph.previous_release
