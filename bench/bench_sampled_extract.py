@@ -186,7 +186,7 @@ def main() -> int:
     from crawlplan.conf import load_conf
     from crawlplan.dag.pipeline import load_pipeline
     from crawlplan.dag.runner import Runner
-    from crawlplan.demo import ensure_demo
+    from crawlplan.demo.crawl import ensure_demo
     from crawlplan.paths import default_cache_dir
     from crawlplan.policies.population import CalibratedParams, calibrated_population
     from crawlplan.policies.sample_quality import read_share

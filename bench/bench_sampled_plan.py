@@ -34,7 +34,7 @@ def _mean(rows: list[dict]) -> dict:
 def demo_curve(spark, scores_path: str, classifier: str, threshold: float, seeds: int) -> dict:
     from crawlplan.ccindex.sample import SampleSettings, read_cc_index, select_sample
     from crawlplan.conf import load_conf, section
-    from crawlplan.demo import ensure_demo
+    from crawlplan.demo.crawl import ensure_demo
     from crawlplan.paths import default_cache_dir
     from crawlplan.policies.allocate import AllocatorConfig
     from crawlplan.policies.sample_quality import HostSample, plan_quality, score_icc

@@ -109,7 +109,7 @@ ALTERNATIVES = {
 def _sites():
     """(site, mirror builder args, spec) for every real site and demo forum available."""
     from crawlplan.conf import get, load_conf
-    from crawlplan.demo import ensure_demo
+    from crawlplan.demo.crawl import ensure_demo
     from crawlplan.paths import default_cache_dir
     from crawlplan.source.experiment import site_specs
     from crawlplan.source.mirror import read_site_pages

@@ -1,5 +1,7 @@
-"""The ``crawlplan`` command. Core verbs live here; each domain adds its own verbs through a
-``register(subparsers)`` function in ``crawlplan/<domain>/cli.py`` (see ``_DOMAIN_CLIS``)."""
+"""The ``crawlplan`` command's parsers. The core verbs are here; each domain adds its own through a
+``register(subparsers)`` function in ``crawlplan/<domain>/cli.py`` (see ``_DOMAIN_CLIS``). A parser
+names its verb as ``"module:function"`` (``crawlplan/commands.py``, ``crawlplan/<domain>/commands.py``),
+imported only when that verb runs: ``crawlplan --help`` loads no Spark, pandas or domain library."""
 
 from __future__ import annotations
 
@@ -9,16 +11,10 @@ import importlib
 import logging
 import re
 import sys
-from pathlib import Path
 
 from crawlplan import __version__
-from crawlplan.conf import get, load_conf, section
-from crawlplan.dag.entry import add_conf_arguments, add_job_arguments, friendly_errors, run_job_from_args
+from crawlplan.dag.arguments import add_conf_arguments, add_job_arguments, friendly_errors
 from crawlplan.dag.pipeline import describe, load_pipeline
-from crawlplan.dag.runner import Runner, plan_run
-from crawlplan.demo import ensure_demo, previous_graph_path
-from crawlplan.paths import default_cache_dir
-from crawlplan.spark import build_session
 
 _DOMAIN_CLIS = (
     "crawlplan.demo.cli",
@@ -31,65 +27,9 @@ _DOMAIN_CLIS = (
     "crawlplan.crawlers.cli",
 )
 
-def prepare_default_inputs(conf: dict, echo=print) -> dict:
-    """No inputs given: generate (once, cached) the embedded demo crawl and read that, with its earlier
-    graph release as ``stats.host_graph.previous_release`` when the graph is the demo's too and no
-    previous release is set."""
-    inputs = dict(get(conf, "inputs", {}) or {})
-    if inputs.get("warc_paths") or inputs.get("cc_index"):
-        return conf
-
-    demo = section(conf, "demo")
-    hosts, seed = int(demo["hosts"]), int(demo["seed"])
-    demo_dir = Path(get(conf, "demo.dir") or default_cache_dir() / f"demo-h{hosts}-s{seed}")
-    echo(f"no inputs configured: using the embedded demo crawl at {demo_dir} ({hosts} hosts, seed {seed})")
-    paths = ensure_demo(demo_dir, hosts=hosts, seed=seed, echo=echo)
-    graph_from_demo = not inputs.get("web_graph")
-    for key, value in paths.items():
-        if key in inputs and not inputs.get(key):
-            inputs[key] = str(value)
-    conf = dict(conf)
-    conf["inputs"] = inputs
-    host_graph = dict(get(conf, "stats.host_graph", {}) or {})
-    if graph_from_demo and not host_graph.get("previous_release"):   # never pair the demo's with another graph
-        host_graph["previous_release"] = previous_graph_path(demo_dir)
-        conf["stats"] = {**(conf.get("stats") or {}), "host_graph": host_graph}
-    return conf
-
-
-def cmd_run(args) -> int:
-    overrides = list(args.overrides)
-    start = getattr(args, "from")
-    if args.retry_failed:
-        if (args.only or start or "extract") != "extract":
-            raise ValueError("--retry-failed re-reads the WARC files extract could not read: use it alone "
-                             "(extract and what follows it run) or with --only extract / --from extract")
-        overrides.append("run.retry_failed=true")
-        start = None if args.only else "extract"
-    conf = load_conf(args.profile, args.conf, overrides)
-    pipeline = load_pipeline(args.pipeline)
-    conf = prepare_default_inputs(conf)
-    out_dir = args.out or section(conf, "run")["out_dir"]
-    selection = {"only": args.only, "start": start, "until": args.until}
-    order, _ = plan_run(pipeline, conf, **selection)        # fails on missing inputs before Spark starts
-    spark = build_session(conf, app_name=f"crawlplan-{pipeline.name}")
-    print(f"pipeline {pipeline.name}: {len(order)} of {len(pipeline.nodes)} nodes, outputs under "
-          f"{Path(out_dir).resolve()}")
-    Runner(spark, conf, out_dir).run_pipeline(pipeline, **selection)
-    print(f"done. datasets are under {Path(out_dir).resolve()}/")
-    report = Path(out_dir) / "report" / "index.html"
-    if report.is_file():
-        print(f"report: {report.resolve()}")
-    return 0
-
-
 def cmd_pipeline_show(args) -> int:
     print(describe(load_pipeline(args.pipeline)))
     return 0
-
-
-def cmd_job(args) -> int:
-    return run_job_from_args(args.node, args)
 
 
 class SuggestingParser(argparse.ArgumentParser):
@@ -143,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "not ok), merge them into its outputs, then rerun what follows extract")
     run.add_argument("--until", metavar="NODE[,NODE]", type=lambda v: [n.strip() for n in v.split(",") if n.strip()],
                      help="run just these nodes and what they depend on (e.g. --until allocate,sitemaps)")
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func="crawlplan.commands:cmd_run")
 
     pipe = sub.add_parser("pipeline", help="inspect pipelines")
     pipe_sub = pipe.add_subparsers(dest="pipeline_command", required=True)
@@ -154,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     job = sub.add_parser("job", help="run one node alone (same arguments as spark-submit jobs/NODE.py)")
     job.add_argument("node")
     add_job_arguments(job)
-    job.set_defaults(func=cmd_job)
+    job.set_defaults(func="crawlplan.commands:cmd_job")
 
     for module_name in _DOMAIN_CLIS:
         try:
@@ -167,13 +107,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def verb(func):
+    """A verb's function: parsers name it as ``"module:function"``, imported only when it runs."""
+    if isinstance(func, str):
+        module_name, _, name = func.partition(":")
+        func = getattr(importlib.import_module(module_name), name)
+    return func
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("py4j").setLevel(logging.WARNING)
-    return friendly_errors(lambda: args.func(args))
+    return friendly_errors(lambda: verb(args.func)(args))
 
 
 if __name__ == "__main__":

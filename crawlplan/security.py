@@ -8,19 +8,27 @@ replaced before any of them is written.
 Paths: host and site names come from crawled URLs, i.e. from strangers. A name used as a file
 name is encoded so that it cannot contain a separator or be ``.``/``..``, and every join is
 checked to stay under its root.
+
+Listing entries: a path listing (``warc.paths.gz``, a graph's ``*.paths.gz``, the host index's
+``v2.paths.gz``) is copied from elsewhere, so each entry is confined to the listing's base:
+:func:`relative_inside` (a relative entry, no ``..`` out, even %-encoded) and
+:func:`url_inside` (an absolute URL under a URL base). ``crawlplan.warc.listing`` and
+``crawlplan.graph.paths`` both resolve entries through these two.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import re
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
 SECRET_KEY = re.compile(r"secret|password|passwd|token|access\.?key|credential|session\.key|private",
                         re.IGNORECASE)
 REDACTED = "(redacted)"
 _USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<user>[^/@\s:]*):(?P<pw>[^@\s]*?)@")
+_S3 = ("s3", "s3a", "s3n")
 
 
 def is_secret_key(key: str) -> bool:
@@ -77,3 +85,34 @@ def safe_join(root, *parts: str) -> str:
     if path != base and not path.startswith(base + os.sep):
         raise ValueError(f"refusing to write outside {base}: {os.path.join(*[str(p) for p in parts])!r}")
     return path
+
+
+class EntryRefused(ValueError):
+    """A listing entry that would leave its base (the message says how)."""
+
+
+def relative_inside(entry: str) -> str:
+    """``entry`` (a relative path) normalised; :class:`EntryRefused` when it climbs out of its
+    base with ``..`` (also when %-encoded) or names the base itself."""
+    for form in (entry, unquote(entry)):
+        normal = posixpath.normpath(form.replace("\\", "/"))
+        if normal == ".." or normal.startswith("../"):
+            raise EntryRefused("climbs out of the base with '..'")
+        if normal in (".", ""):
+            raise EntryRefused("names the base itself, not a file")
+    return posixpath.normpath(entry)
+
+
+def url_inside(entry: str, base: str, setting: str) -> str:
+    """The part of the absolute URL ``entry`` below the URL ``base`` (normalised by
+    :func:`relative_inside`): same scheme (s3, s3a and s3n alike), host or bucket and port, and
+    a path inside the base's; else :class:`EntryRefused` naming ``setting`` (the base's key)."""
+    got, want = urlsplit(entry), urlsplit(base)
+    same_scheme = got.scheme.lower() == want.scheme.lower() or {got.scheme.lower(), want.scheme.lower()} <= set(_S3)
+    if not same_scheme or got.netloc.lower() != want.netloc.lower():
+        raise EntryRefused(f"another scheme or host than {setting} ({want.scheme}://{want.netloc}/)")
+    prefix = want.path.rstrip("/") + "/"
+    path = got.path if got.path.startswith("/") else "/" + got.path
+    if not path.startswith(prefix):
+        raise EntryRefused(f"outside the path of {setting}")
+    return relative_inside(path[len(prefix):])

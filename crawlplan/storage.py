@@ -1,6 +1,6 @@
-"""Dataset I/O through Hadoop's FileSystem API, so the same code moves files on a laptop,
-HDFS or S3A. Writes go to a hidden sibling first and are renamed into place only when the
-whole dataset is written: a failed node leaves nothing half-written where readers look.
+"""Dataset I/O through Hadoop's FileSystem API (or, with no JVM at hand, pyarrow's: see
+``crawlplan.filesystems``), so the same code moves files on a laptop, HDFS or S3A. Writes go to
+a hidden sibling first and are renamed into place only when the whole dataset is written: a failed node leaves nothing half-written where readers look.
 """
 
 from __future__ import annotations
@@ -13,69 +13,47 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
+from crawlplan import filesystems
 from crawlplan.schemas import DatasetSchema, check_schema, enforce, load_schema
 
 
-def _fs(spark: SparkSession, path: str):
-    jvm = spark.sparkContext._jvm
-    hpath = jvm.org.apache.hadoop.fs.Path(path)
-    fs = hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
-    return fs, hpath
+def _files(spark: SparkSession | None):
+    return filesystems.for_spark(spark)
 
 
 def join(base: str, *parts: str) -> str:
     return "/".join([base.rstrip("/")] + [p.strip("/") for p in parts])
 
 
-def exists(spark: SparkSession, path: str) -> bool:
-    fs, hpath = _fs(spark, path)
-    return bool(fs.exists(hpath))
+def exists(spark: SparkSession | None, path: str) -> bool:
+    return _files(spark).exists(path)
 
 
-def delete(spark: SparkSession, path: str) -> None:
-    fs, hpath = _fs(spark, path)
-    if fs.exists(hpath):
-        fs.delete(hpath, True)
+def delete(spark: SparkSession | None, path: str) -> None:
+    _files(spark).delete(path)
 
 
-def move(spark: SparkSession, src: str, dst: str) -> None:
+def move(spark: SparkSession | None, src: str, dst: str) -> None:
     """Replace ``dst`` by ``src``. The old copy is renamed aside before it is deleted."""
-    fs, src_path = _fs(spark, src)
-    _, dst_path = _fs(spark, dst)
-    jvm = spark.sparkContext._jvm
-    parent = dst_path.getParent()
-    if parent is not None and not fs.exists(parent):
-        fs.mkdirs(parent)
+    files = _files(spark)
+    parent = dst.rstrip("/").rsplit("/", 1)[0]
+    if parent and parent != dst and not files.exists(parent):
+        files.mkdirs(parent)
     old = None
-    if fs.exists(dst_path):
-        old = jvm.org.apache.hadoop.fs.Path(f"{dst}.old-{uuid.uuid4().hex[:8]}")
-        if not fs.rename(dst_path, old):
+    if files.exists(dst):
+        old = f"{dst}.old-{uuid.uuid4().hex[:8]}"
+        if not files.rename(dst, old):
             raise OSError(f"could not move {dst} aside")
-    if not fs.rename(src_path, dst_path):
+    if not files.rename(src, dst):
         raise OSError(f"could not rename {src} to {dst}")
     if old is not None:
-        fs.delete(old, True)
+        files.delete(old)
 
 
-def _plain(spark: SparkSession, fs):
-    """The file system itself under Hadoop's checksumming local one, so that a file written for
-    people and crawlers has no hidden ``.crc`` sibling."""
-    checksummed = spark.sparkContext._jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
-    return fs.getRawFileSystem() if checksummed.isInstance(fs) else fs
-
-
-def write_text(spark: SparkSession, path: str, text: str) -> None:
-    fs, hpath = _fs(spark, path)
-    raw = _plain(spark, fs)
-    tmp = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(f"{path}.tmp-{uuid.uuid4().hex[:8]}")
-    stream = raw.create(tmp, True)
-    try:
-        stream.write(bytearray(text.encode("utf-8")))
-    finally:
-        stream.close()
-    if fs.exists(hpath):
-        fs.delete(hpath, False)      # with its .crc, if an older write left one
-    raw.rename(tmp, hpath)
+def write_text(spark: SparkSession | None, path: str, text: str) -> None:
+    """Write ``text`` at ``path`` through a sibling temporary file renamed into place."""
+    data = text.encode("utf-8")
+    _files(spark).replace_with_temp(path, lambda write, _copy: write(data))
 
 
 def local_file(path: str) -> str | None:
@@ -85,7 +63,7 @@ def local_file(path: str) -> str | None:
     return None if "://" in path else path
 
 
-def create_new(spark: SparkSession, path: str, text: str) -> bool:
+def create_new(spark: SparkSession | None, path: str, text: str) -> bool:
     """Create ``path`` holding ``text`` only if it does not exist; False if it does. Atomic where
     the file system offers it: ``O_EXCL`` on a local disk, the name node's create on HDFS. An
     object store's create is a check then a put (docs/security.md: one writer per folder there)."""
@@ -98,21 +76,10 @@ def create_new(spark: SparkSession, path: str, text: str) -> bool:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
         return True
-    fs, hpath = _fs(spark, path)
-    try:
-        stream = _plain(spark, fs).create(hpath, False)
-    except Exception as exc:  # py4j wraps the Java FileAlreadyExistsException
-        if "FileAlreadyExists" in str(exc) or fs.exists(hpath):
-            return False
-        raise
-    try:
-        stream.write(bytearray(text.encode("utf-8")))
-    finally:
-        stream.close()
-    return True
+    return _files(spark).write_bytes(path, text.encode("utf-8"), overwrite=False)
 
 
-def replace_text(spark: SparkSession, path: str, text: str) -> None:
+def replace_text(spark: SparkSession | None, path: str, text: str) -> None:
     """Overwrite ``path`` with no moment where it is missing (``write_text`` deletes, then renames):
     ``os.replace`` on a local disk, an overwriting create elsewhere (one name-node call on HDFS,
     one put on an object store). For a file others test for existence, such as a lease."""
@@ -123,90 +90,66 @@ def replace_text(spark: SparkSession, path: str, text: str) -> None:
             out.write(text)
         os.replace(tmp, local)
         return
-    fs, hpath = _fs(spark, path)
-    stream = _plain(spark, fs).create(hpath, True)
-    try:
-        stream.write(bytearray(text.encode("utf-8")))
-    finally:
-        stream.close()
+    _files(spark).write_bytes(path, text.encode("utf-8"), overwrite=True)
 
 
-def rename(spark: SparkSession, src: str, dst: str) -> bool:
+def rename(spark: SparkSession | None, src: str, dst: str) -> bool:
     """Rename one file; False when ``src`` is gone (another process moved it first)."""
-    fs, src_path = _fs(spark, src)
-    _, dst_path = _fs(spark, dst)
-    return bool(fs.rename(src_path, dst_path))
+    return _files(spark).rename(src, dst)
 
 
-def is_dir(spark: SparkSession, path: str) -> bool:
-    fs, hpath = _fs(spark, path)
-    return bool(fs.exists(hpath)) and bool(fs.getFileStatus(hpath).isDirectory())
+def is_dir(spark: SparkSession | None, path: str) -> bool:
+    return _files(spark).is_dir(path)
 
 
-def part_files(spark: SparkSession, folder: str) -> list[str]:
+def list_dir(spark: SparkSession | None, folder: str) -> list[tuple[str, bool]]:
+    """(name, is a folder) of each entry of ``folder``, sorted by name; [] when it does not exist."""
+    files = _files(spark)
+    if not files.exists(folder):
+        return []
+    return sorted((name, is_folder) for name, is_folder, _ in files.listing(folder))
+
+
+def part_files(spark: SparkSession | None, folder: str) -> list[str]:
     """The ``part-NNNNN-*`` files Spark wrote into ``folder``, in partition order (by number:
     partition 100000 has a longer name than 99999)."""
-    fs, hpath = _fs(spark, folder)
-    names = [str(st.getPath().getName()) for st in fs.listStatus(hpath) if st.isFile()]
+    names = [name for name, is_folder, _ in _files(spark).listing(folder) if not is_folder]
     parts = [n for n in names if n.startswith("part-") and n.split("-")[1].isdigit()]
     return [join(folder, n) for n in sorted(parts, key=lambda n: (int(n.split("-")[1]), n))]
 
 
-def concat_text(spark: SparkSession, folder: str, path: str, *, head: str, tail: str, empty: str,
+def concat_text(spark: SparkSession | None, folder: str, path: str, *, head: str, tail: str, empty: str,
                 buffer_bytes: int) -> int:
     """Write ``head``, the ``part-*`` files of ``folder`` in order, then ``tail`` into one file at
     ``path`` (atomically, as ``write_text``); ``empty`` stands for the parts when they hold no
-    bytes. The bytes are copied inside the JVM through a buffer of ``buffer_bytes``, so a file of
-    any size passes through bounded memory. Returns the bytes of the parts."""
-    fs, hpath = _fs(spark, path)
-    jvm = spark.sparkContext._jvm
-    raw = _plain(spark, fs)
-    tmp = jvm.org.apache.hadoop.fs.Path(f"{path}.tmp-{uuid.uuid4().hex[:8]}")
+    bytes. The bytes are copied through a buffer of ``buffer_bytes`` (inside the JVM on a classic
+    session), so a file of any size passes through bounded memory. Returns the bytes of the parts."""
+    files = _files(spark)
+    sizes = {name: size for name, is_folder, size in files.listing(folder) if not is_folder}
     parts = part_files(spark, folder)
-    body = 0
-    stream = raw.create(tmp, True)
-    try:
-        stream.write(bytearray(head.encode("utf-8")))
+
+    def fill(write, copy_file) -> int:
+        body = 0
+        write(head.encode("utf-8"))
         for part in parts:
-            pfs, ppath = _fs(spark, part)
-            size = int(pfs.getFileStatus(ppath).getLen())
+            size = sizes[part.rsplit("/", 1)[-1]]
             if size:
-                source = pfs.open(ppath)
-                try:
-                    jvm.org.apache.hadoop.io.IOUtils.copyBytes(source, stream, int(buffer_bytes), False)
-                finally:
-                    source.close()
+                copy_file(part, buffer_bytes)
             body += size
         if not body:
-            stream.write(bytearray(empty.encode("utf-8")))
-        stream.write(bytearray(tail.encode("utf-8")))
-    finally:
-        stream.close()
-    if fs.exists(hpath):
-        fs.delete(hpath, False)
-    raw.rename(tmp, hpath)
-    return body
+            write(empty.encode("utf-8"))
+        write(tail.encode("utf-8"))
+        return body
+
+    return files.replace_with_temp(path, fill)
 
 
-def read_text(spark: SparkSession, path: str) -> str | None:
-    fs, hpath = _fs(spark, path)
-    if not fs.exists(hpath):
-        return None
-    jvm = spark.sparkContext._jvm
-    stream = fs.open(hpath)
-    try:
-        reader = jvm.java.io.BufferedReader(jvm.java.io.InputStreamReader(stream, "UTF-8"))
-        lines = []
-        line = reader.readLine()
-        while line is not None:
-            lines.append(line)
-            line = reader.readLine()
-        return "\n".join(lines)
-    finally:
-        stream.close()
+def read_text(spark: SparkSession | None, path: str) -> str | None:
+    data = _files(spark).read_bytes(path)
+    return None if data is None else data.decode("utf-8")
 
 
-def read_json(spark: SparkSession, path: str) -> dict | None:
+def read_json(spark: SparkSession | None, path: str) -> dict | None:
     text = read_text(spark, path)
     return json.loads(text) if text else None
 

@@ -49,9 +49,10 @@ def module_name(path: Path, root: Path = ROOT) -> str:
 def package_of(module: str) -> str:
     """``crawlplan.dag.runner`` -> ``dag``; a top-level module is a package of its own
     (``crawlplan.conf`` -> ``conf``), and ``crawlplan/__init__.py`` is ``crawlplan``. A domain's
-    ``cli.py`` (its verbs, loaded only by ``crawlplan/cli.py``) belongs to the ``cli`` layer."""
+    ``cli.py`` (its parsers, loaded only by ``crawlplan/cli.py``) and ``commands.py`` (its verbs,
+    loaded only when one runs) belong to the ``cli`` layer, as ``crawlplan/commands.py`` does."""
     parts = module.split(".")
-    if len(parts) == 3 and parts[2] == "cli":
+    if (len(parts) == 3 and parts[2] in ("cli", "commands")) or module == f"{PACKAGE}.commands":
         return "cli"
     return parts[1] if len(parts) > 1 else PACKAGE
 

@@ -10,7 +10,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 def default_demo(tmp_path_factory) -> Path:
     """The default demo (300 hosts, seed 0), generated once per session and reused (``_SUCCESS``)."""
-    from crawlplan.demo import ensure_demo
+    from crawlplan.demo.crawl import ensure_demo
 
     root = tmp_path_factory.getbasetemp() / "demo-h300-s0"
     ensure_demo(root, hosts=300, seed=0, echo=lambda *_: None)

@@ -227,3 +227,29 @@ def test_runner_with_a_missing_input_writes_nothing(spark, tmp_path):
     with pytest.raises(InputError, match="inputs.src: needed by numbers"):
         _runner(spark, tmp_path / "out").run_pipeline(load_pipeline(str(path)))
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.spark
+def test_a_finished_job_is_answered_from_its_markers_without_starting_spark(spark, fake, tmp_path, monkeypatch):
+    """A relaunch (an Airflow retry, ``spark-submit jobs/NODE.py`` again, ``crawlplan run`` on a
+    finished output) reads the markers in this process: no SparkSession for a skipped node."""
+    from crawlplan.dag import entry
+    from crawlplan.dag.runner import up_to_date
+
+    out = str(tmp_path / "out")
+    conf = load_conf("local")
+    _runner(spark, out, conf).run_pipeline(fake)
+    assert up_to_date(conf, fake, ["numbers", "doubled"], out)
+    assert not up_to_date({**conf, "dag_fake_jobs:doubled": {"tag": "y"}}, fake, ["doubled"], out)
+    assert not up_to_date(conf, fake, ["numbers"], str(tmp_path / "elsewhere"))
+
+    def no_spark(*_a, **_k):
+        raise AssertionError("a SparkSession was started for a node whose marker is current")
+
+    monkeypatch.setattr(entry, "build_session", no_spark)
+    args = argparse.Namespace(profile="local", conf=None, overrides=[], pipeline=str(tmp_path / "fake.yaml"),
+                              input=[], output=out, force=False, retry_failed=False, with_upstream=True)
+    assert entry.run_job_from_args("doubled", args) == 0
+    assert dag_fake_jobs.CALLS == ["numbers", "doubled"]
+    with pytest.raises(AssertionError, match="SparkSession was started"):
+        entry.run_job_from_args("doubled", argparse.Namespace(**{**vars(args), "force": True}))

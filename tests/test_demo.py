@@ -16,7 +16,7 @@ import pytest
 from demo_support import default_demo, iter_records, warc_paths
 from scipy.stats import spearmanr
 
-import crawlplan.demo as demo
+import crawlplan.demo.crawl as demo
 from crawlplan.hosts import rev_host, surt_host
 
 
@@ -221,10 +221,12 @@ def test_host_index_columns_types_and_coverage(root, truth):
         assert schema.names == expected.names
         for field in expected:
             assert schema.field(field.name).type == field.type, field.name
-    for name in ("fetch_200", "nutch_numRecords", "robots_200", "warc_record_length_median"):
-        assert str(expected.field(name).type) == "int64"
-    for name in ("fetch_200_lote_pct", "nutch_fetched_pct", "nutch_unfetched_pct"):
-        assert str(expected.field(name).type) == "int8"
+    # cc-host-index's athena_schema.v2.sql: every count, length and _pct is int, the ranks double
+    for name in ("fetch_200", "nutch_numRecords", "robots_200", "warc_record_length_median", "warc_record_length_av",
+                 "fetch_200_lote_pct", "nutch_fetched_pct", "nutch_unfetched_pct"):
+        assert str(expected.field(name).type) == "int32", name
+    for name in ("hcrank", "prank", "hcrank10", "prank10"):
+        assert str(expected.field(name).type) == "double", name
 
     index = pd.read_parquet(parts[1])
     assert index.surt_host_name.is_unique
@@ -255,10 +257,14 @@ def test_graph_release_files_are_consistent(root, truth):
     hosts, _ = truth
     g = root / "graph"
     release = "cc-main-2023-24-demo"
+    # listings relative to the bucket, as Common Crawl writes them; the parts sit in the release folder
+    prefix = f"projects/hyperlinkgraph/{release}/host/"
+    listed = _gz_lines(g / f"{release}-host-vertices.paths.gz") + _gz_lines(g / f"{release}-host-edges.paths.gz")
+    assert all(rel.startswith(prefix) and (g / rel[len(prefix):]).is_file() for rel in listed), listed
     vertices = [line.split("\t") for rel in _gz_lines(g / f"{release}-host-vertices.paths.gz")
-                for line in _gz_lines(g / rel)]
+                for line in _gz_lines(g / rel[len(prefix):])]
     edges = [tuple(map(int, line.split("\t"))) for rel in _gz_lines(g / f"{release}-host-edges.paths.gz")
-             for line in _gz_lines(g / rel)]
+             for line in _gz_lines(g / rel[len(prefix):])]
     assert len(_gz_lines(g / f"{release}-host-vertices.paths.gz")) >= 2
     ids = [int(i) for i, _ in vertices]
     names = [v for _, v in vertices]
@@ -280,6 +286,10 @@ def test_graph_release_files_are_consistent(root, truth):
     assert sorted(int(r[2]) for r in rows) == list(range(1, len(names) + 1))
     assert sorted(r[4] for r in rows) == names
     assert sum(float(r[3]) for r in rows) == pytest.approx(1.0, abs=1e-4)
+    # PageRank as cc-webgraph's JoinSortRanks prints it: a Java double (more digits than a float holds)
+    from crawlplan.demo.graph import java_double
+    assert all(r[3] == java_double(float(r[3])) for r in rows)
+    assert any(np.float64(float(r[3])) != np.float64(np.float32(float(r[3]))) for r in rows)
 
     # HC recomputed from the published edges matches the published values
     from crawlplan.demo.graph import harmonic_centrality
@@ -323,7 +333,7 @@ def test_stats_command_reports_the_planted_properties(root, truth, capsys):
 
 
 def test_run_without_inputs_reads_the_demo_and_its_previous_graph_release(tmp_path):
-    from crawlplan.cli import prepare_default_inputs
+    from crawlplan.commands import prepare_default_inputs
     from crawlplan.conf import load_conf
 
     conf = load_conf("local", overrides=[f"demo.dir={tmp_path / 'd'}", "demo.hosts=12", "demo.seed=3"])

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from crawlplan.demo.graph import harmonic_centrality, java_float, pagerank
+from crawlplan.demo.graph import harmonic_centrality, java_double, java_float, pagerank
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -16,6 +16,16 @@ from crawlplan.demo.graph import harmonic_centrality, java_float, pagerank
 ])
 def test_java_float_matches_java_float_to_string(value, expected):
     assert java_float(value) == expected
+
+
+@pytest.mark.parametrize("value, expected", [
+    # PageRank values of cc-main-2024-25-dec-jan-feb-host-ranks.txt.gz, as Common Crawl printed them
+    (0.005384977821460953, "0.005384977821460953"), (0.0032959808223701, "0.0032959808223701"),
+    (1e-5, "1.0E-5"), (3.4626736e7, "3.4626736E7"), (1.0, "1.0"), (0.0, "0.0"), (1.5e-10, "1.5E-10"),
+])
+def test_java_double_matches_java_double_to_string(value, expected):
+    assert java_double(value) == expected
+    assert float(java_double(value)) == value
 
 
 def test_harmonic_centrality_on_a_path_and_a_star():

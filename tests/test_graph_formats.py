@@ -136,7 +136,7 @@ def test_host_graph_meets_releases_of_both_conventions(spark, releases, tmp_path
     scored = _host_scores(spark, tmp_path)
     conf = load_conf("local", overrides=[
         f"inputs.web_graph={new}", f"stats.host_graph.previous_release={old}",
-        f"stats.host_graph.domain_ranks={domain}", "spark.shuffle_partitions=2"])
+        f"stats.host_graph.domain_ranks={domain}", "spark.shuffle_partitions=2", "inputs.www_min_names=100"])
     pipe = load_pipeline("main")
     out = tmp_path / "out"
     result = run_single_job(spark, conf, pipe, "host_graph", [str(tmp_path / "run")], str(out), echo=lambda *_: None)

@@ -15,7 +15,7 @@ from crawlplan.source.mirror import build_mirror, read_site_pages
 
 @pytest.fixture(scope="module")
 def demo_forums():
-    from crawlplan.demo import ensure_demo
+    from crawlplan.demo.crawl import ensure_demo
     from crawlplan.paths import default_cache_dir
     from crawlplan.warc.listing import resolve_inputs
 

@@ -23,7 +23,7 @@ from crawlplan.stats import correlations
 
 pytestmark = pytest.mark.spark
 
-demo = pytest.importorskip("crawlplan.demo")
+demo = pytest.importorskip("crawlplan.demo.crawl")
 if not hasattr(demo, "ensure_demo"):
     pytest.skip("the demo generator (crawlplan.demo.ensure_demo) has not landed", allow_module_level=True)
 

@@ -8,6 +8,13 @@ index, and a larger ``k`` with the same seed keeps every capture a smaller one c
 strata (``language``: the first of ``content_languages``; ``depth``: path segments 0, 1, 2, 3+)
 spread the k captures over a host's strata in proportion to their size.
 
+Columns Common Crawl added later are optional by the flat schema's ``since``
+(cc-index-table's ``cc-index-schema-flat.json``, ``SINCE``): a crawl older than a column's
+first crawl lacks it, so ``read_cc_index`` reads it as null and names it in ``absent``; the
+``language`` stratum needs ``content_languages`` (since CC-MAIN-2018-39), so on older crawls
+``available_strata`` drops it with a note and the other strata still apply. A column missing
+from a crawl that should have it is still an error: that index is not the flat schema.
+
 Only the columns needed are read (Parquet column pruning) and only the chosen crawl and
 subsets (partition pruning), so on Common Crawl's index
 (``s3://commoncrawl/cc-index/table/cc-main/warc/``) a sample costs a scan of a few columns.
@@ -15,7 +22,8 @@ subsets (partition pruning), so on Common Crawl's index
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -29,7 +37,13 @@ from crawlplan.graph.keys import normalize_rev_host, rev_to_surt
 SAMPLE_COLUMNS = ("url", "url_host_name", "url_path", "fetch_status", "content_mime_detected", "content_mime_type",
                   "content_languages", "warc_filename", "warc_record_offset", "warc_record_length")
 STRATA = ("language", "depth")
+# cc-index-schema-flat.json: the first crawl that has each column added after the table began
+SINCE = {"content_charset": "CC-MAIN-2018-39", "content_languages": "CC-MAIN-2018-39",
+         "fetch_redirect": "CC-MAIN-2019-47", "content_truncated": "CC-MAIN-2019-47",
+         "warc_record_id": "CC-MAIN-2026-30"}
+STRATUM_COLUMNS = {"language": "content_languages"}
 MODES = ("full", "sampled")
+_CRAWL_NAME = re.compile(r"^CC-MAIN-\d{4}-\d{2}$")
 
 
 @dataclass(frozen=True)
@@ -70,10 +84,18 @@ def extract_mode(params: dict) -> str:
     return mode
 
 
+def _optional(column: str, crawl: str) -> bool:
+    """Whether the flat schema lets ``crawl`` lack ``column`` (a crawl before the column's ``since``;
+    CC-MAIN-YYYY-WW names sort by date)."""
+    since = SINCE.get(column)
+    return bool(since) and bool(_CRAWL_NAME.match(crawl)) and crawl < since
+
+
 def read_cc_index(spark: SparkSession, path: str, settings: SampleSettings,
-                  columns: tuple[str, ...] = SAMPLE_COLUMNS) -> tuple[DataFrame, str]:
+                  columns: tuple[str, ...] = SAMPLE_COLUMNS, absent: list[str] | None = None) -> tuple[DataFrame, str]:
     """One crawl of the index (``settings.crawl``, else the latest), its chosen subsets, ``columns``
-    only. ``path`` is the table root (``.../cc-main/warc/``) or one ``crawl=`` folder."""
+    only. ``path`` is the table root (``.../cc-main/warc/``) or one ``crawl=`` folder. Columns the
+    crawl predates (``SINCE``) are read as null and appended to ``absent`` when given."""
     root = path.rstrip("/")
     if root.rsplit("/", 1)[-1].startswith("crawl="):
         crawls = {root.rsplit("=", 1)[1]: root}
@@ -85,11 +107,25 @@ def read_cc_index(spark: SparkSession, path: str, settings: SampleSettings,
         raise ValueError(f"crawl '{crawl}' is not in the columnar index {path}; it has: {', '.join(sorted(crawls))}")
     index = spark.read.option("basePath", root).parquet(crawls[crawl])
     missing = [c for c in columns if c not in index.columns]
-    if missing:
-        raise ValueError(f"the columnar index {path} lacks column(s) {', '.join(missing)} "
-                         f"(expected Common Crawl's cc-index-table flat schema)")
+    required = [c for c in missing if not _optional(c, crawl)]
+    if required:
+        since = "; ".join(f"{c} is in every crawl since {SINCE[c]}" for c in required if c in SINCE)
+        raise ValueError(f"the columnar index {path} lacks column(s) {', '.join(required)} "
+                         f"(expected Common Crawl's cc-index-table flat schema{': ' + since if since else ''})")
+    if absent is not None:
+        absent.extend(missing)
     index = index.where(F.col("subset").isin(*settings.subsets))
-    return index.select(*columns, F.lit(crawl).alias("crawl"), "subset"), crawl
+    cols = [F.col(c) if c in index.columns else F.lit(None).cast("string").alias(c) for c in columns]
+    return index.select(*cols, F.lit(crawl).alias("crawl"), "subset"), crawl
+
+
+def available_strata(settings: SampleSettings, absent: list[str], crawl: str) -> tuple[SampleSettings, list[str]]:
+    """``settings`` without the strata whose column the crawl lacks, and one note per dropped one."""
+    dropped = [s for s in settings.strata if STRATUM_COLUMNS.get(s) in absent]
+    notes = [f"sampled extract: stratum '{s}' dropped: crawl {crawl} has no {STRATUM_COLUMNS[s]} (the columnar "
+             f"index has it since {SINCE[STRATUM_COLUMNS[s]]}); the draw uses "
+             f"{'+'.join(x for x in settings.strata if x not in dropped) or 'no strata'}" for s in dropped]
+    return replace(settings, strata=tuple(s for s in settings.strata if s not in dropped)), notes
 
 
 def host_name(col: Column) -> Column:

@@ -333,18 +333,41 @@ def job_roots(output: str, inputs: list[str]) -> list[str]:
                                                             for p in inputs]))
 
 
+def single_job_external(pipeline: Pipeline, name: str, conf: dict, inputs: list[str]) -> dict:
+    """The external inputs of one job: --input feeds the external input only of nodes that read
+    nothing else (extract); for the others it names folders holding upstream datasets."""
+    node = pipeline.nodes[name]
+    external_names = pipeline.external_inputs(name)
+    external = dict(get(conf, "inputs", {}) or {})
+    if external_names and inputs and len(external_names) == len(node.inputs) and not external.get(external_names[0]):
+        external[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
+    return external
+
+
+def up_to_date(conf: dict, pipeline: Pipeline, names: list[str], out_dir: str, *,
+               roots: list[str] | None = None, external: dict | None = None) -> bool:
+    """Whether every node of ``names`` has a current marker and its outputs, read in this process
+    before any SparkSession exists: a relaunch of finished work (a scheduler retrying a pipeline,
+    ``crawlplan run`` on a finished output) answers in a second instead of starting Spark to skip.
+    False when the client cannot reach the folder (``crawlplan.filesystems``): Spark decides then."""
+    runner = Runner(None, conf, out_dir, roots=roots)
+    external = external if external is not None else dict(get(conf, "inputs", {}) or {})
+    try:
+        return all(runner.is_complete(pipeline.nodes[name], runner.fingerprint(pipeline, pipeline.nodes[name],
+                                                                                 external))
+                   for name in names)
+    except (OSError, ValueError) as exc:
+        log.debug("markers not readable without Spark (%s): Spark checks them", exc)
+        return False
+
+
 def run_single_job(spark, conf: dict, pipeline: Pipeline, name: str, inputs: list[str], output: str, *,
                    force: bool = False, echo=print) -> dict:
     """``crawlplan job NODE`` and ``spark-submit jobs/NODE.py``: one node, inputs from the command
     line, skipped like in ``crawlplan run`` when its marker under ``output`` is current (``force``
     redoes it), so relaunching a failed scheduled pipeline starts at the node that failed."""
     node = pipeline.nodes[name]
-    external_names = pipeline.external_inputs(name)
-    external = dict(get(conf, "inputs", {}) or {})
-    # --input feeds the external input only of nodes that read nothing else (extract); for the
-    # others it names folders holding upstream datasets
-    if external_names and inputs and len(external_names) == len(node.inputs) and not external.get(external_names[0]):
-        external[external_names[0]] = inputs if len(inputs) > 1 else inputs[0]
+    external = single_job_external(pipeline, name, conf, inputs)
     roots = job_roots(output, inputs)
     # run.retry_failed (--retry-failed) redoes a finished extract's failed files: never "up to date"
     force = force or (node.job == "extract" and bool(get(conf, "run.retry_failed", False)))

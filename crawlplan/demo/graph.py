@@ -3,7 +3,12 @@
 Harmonic centrality and PageRank are computed on the demo's own host link graph (the links in
 its pages plus the graph-only hosts), exactly as defined by Common Crawl's webgraph tools:
 HC(v) = sum over u != v of 1 / d(u, v) on the directed graph (distance into v), PageRank with
-damping 0.85 and dangling mass spread uniformly. Scores are written the way Java prints floats.
+damping 0.85 and dangling mass spread uniformly. Scores are written as cc-webgraph's
+``JoinSortRanks`` prints them: harmonic centrality a Java ``float``, PageRank a Java ``double``
+(``Float.toString`` / ``Double.toString``). The vertices and edges listings name their parts
+relative to the bucket (``projects/hyperlinkgraph/<release>/host/vertices/part-00000.txt.gz``)
+as Common Crawl's do, while the parts sit in the release folder: the layout of a release copied
+by a download script that drops the bucket prefix.
 """
 
 from __future__ import annotations
@@ -43,7 +48,16 @@ class Graph:
 
 def java_float(x: float) -> str:
     """``Float.toString`` of a float32: decimal in [1e-3, 1e7), else ``d.dddE±n`` (e.g. 3.4626736E7)."""
-    f = np.float32(x)
+    return _java_decimal(np.float32(x))
+
+
+def java_double(x: float) -> str:
+    """``Double.toString`` of a float64 (e.g. 0.005384977821460953, 1.0E-5): the same layout as
+    ``java_float`` with the shortest digits that read back to the double."""
+    return _java_decimal(np.float64(x))
+
+
+def _java_decimal(f) -> str:
     if f == 0:
         return "0.0"
     a = abs(float(f))
@@ -141,8 +155,12 @@ def _parts(items: list[str], n_parts: int) -> list[list[str]]:
     return [items[i * size:(i + 1) * size] for i in range(n_parts)]
 
 
+BUCKET_PREFIX = "projects/hyperlinkgraph/{release}/host"   # what Common Crawl's listings put before vertices/...
+
+
 def write_graph(graph: Graph, out_dir: Path, release: str = RELEASE) -> dict[str, str]:
-    """Ranks, vertices and edges (each in two gzip parts, listed by ``*.paths.gz``) under ``out_dir``."""
+    """Ranks, vertices and edges (each in two gzip parts, listed by ``*.paths.gz`` relative to the
+    bucket) under ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     n = len(graph.vertices)
     # Ranks: positions by descending score, ties broken by host name (deterministic).
@@ -151,7 +169,7 @@ def write_graph(graph: Graph, out_dir: Path, release: str = RELEASE) -> dict[str
     pr_pos = {i: k + 1 for k, i in enumerate(pr_order)}
     lines = ["#harmonicc_pos\t#harmonicc_val\t#pr_pos\t#pr_val\t#host_rev"]
     for k, i in enumerate(hc_order):
-        lines.append(f"{k + 1}\t{java_float(graph.hc[i])}\t{pr_pos[i]}\t{java_float(graph.pr[i])}\t{graph.vertices[i]}")
+        lines.append(f"{k + 1}\t{java_float(graph.hc[i])}\t{pr_pos[i]}\t{java_double(graph.pr[i])}\t{graph.vertices[i]}")
     ranks = out_dir / f"{release}-host-ranks.txt.gz"
     _write_gz_lines(ranks, lines)
 
@@ -163,7 +181,7 @@ def write_graph(graph: Graph, out_dir: Path, release: str = RELEASE) -> dict[str
         for k, chunk in enumerate(_parts(items, 2)):
             rel = f"{kind}/part-{k:05d}.txt.gz"
             _write_gz_lines(out_dir / rel, chunk)
-            rels.append(rel)
+            rels.append(f"{BUCKET_PREFIX.format(release=release)}/{rel}")
         listing = out_dir / f"{release}-host-{kind}.paths.gz"
         _write_gz_lines(listing, rels)
         listings[kind] = str(listing)

@@ -32,17 +32,19 @@ ROBOTS_COLUMNS = ("robots_200", "robots_3xx", "robots_4xx", "robots_5xx", "robot
 
 
 def host_index_schema() -> pa.Schema:
+    """cc-host-index's v2 schema (``athena_schema.v2.sql``): ranks double, every count, length and
+    ``_pct`` int32."""
     fields = [pa.field("surt_host_name", pa.string(), False), pa.field("url_host_registered_domain", pa.string()),
               pa.field("url_host_tld", pa.string(), False)]
     fields += [pa.field(c, pa.float64(), False) for c in ("hcrank", "prank", "hcrank10", "prank10")]
-    fields += [pa.field(c, pa.int64(), False) for c in FETCH_COLUMNS]
-    fields.append(pa.field("fetch_200_lote_pct", pa.int8(), False))
+    fields += [pa.field(c, pa.int32(), False) for c in FETCH_COLUMNS]
+    fields.append(pa.field("fetch_200_lote_pct", pa.int32(), False))
     for c in NUTCH_COLUMNS:
-        fields.append(pa.field(c, pa.int64(), False))
+        fields.append(pa.field(c, pa.int32(), False))
         if c in NUTCH_PCT:
-            fields.append(pa.field(c + "_pct", pa.int8(), False))
-    fields += [pa.field(c, pa.int64(), False) for c in ROBOTS_COLUMNS]
-    fields += [pa.field(c, pa.int64(), False) for c in ("warc_record_length_av", "warc_record_length_median")]
+            fields.append(pa.field(c + "_pct", pa.int32(), False))
+    fields += [pa.field(c, pa.int32(), False) for c in ROBOTS_COLUMNS]
+    fields += [pa.field(c, pa.int32(), False) for c in ("warc_record_length_av", "warc_record_length_median")]
     return pa.schema(fields)
 
 

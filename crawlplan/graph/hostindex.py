@@ -32,7 +32,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from crawlplan import storage
-from crawlplan.graph import www
+from crawlplan.graph import paths, www
 from crawlplan.graph.keys import normalize_surt_host, surt_to_rev
 from crawlplan.hosts import WWW_KEPT, WWW_STRIPPED
 
@@ -72,24 +72,40 @@ class HostIndexError(ValueError):
 
 def list_crawls(spark: SparkSession, path: str) -> dict[str, str]:
     """``{crawl: partition folder}`` for every ``crawl=...`` folder under ``path``."""
-    fs, hpath = storage._fs(spark, path)
-    if not fs.exists(hpath):
+    if not storage.exists(spark, path):
         raise HostIndexError(f"host index not found: {path}")
     out = {}
-    for st in fs.listStatus(hpath):
-        name = str(st.getPath().getName())
-        if st.isDirectory() and name.startswith("crawl="):
+    for name, is_folder in storage.list_dir(spark, path):
+        if is_folder and name.startswith("crawl="):
             out[name.split("=", 1)[1]] = storage.join(path, name)
     if not out:
         raise HostIndexError(f"no 'crawl=CC-MAIN-YYYY-WW' partitions under {path}")
     return dict(sorted(out.items()))
 
 
-def _partitions(spark: SparkSession, path: str | list[str], crawls: list[str] | None) -> dict[str, str]:
+LISTING_SUFFIXES = (".paths.gz", ".paths")
+
+
+def _listed_partitions(spark: SparkSession, listing: str, base: str | None) -> dict[str, list[str]]:
+    """``{crawl: [Parquet files]}`` from a ``v2.paths.gz`` listing (entries relative to the bucket,
+    resolved under ``base`` or the listing's folder by ``crawlplan.graph.paths``)."""
+    parts: dict[str, list[str]] = {}
+    for file in paths.resolve_listing(spark, listing, base, "inputs.host_index_base"):
+        crawl = next((p.split("=", 1)[1] for p in file.split("/") if p.startswith("crawl=")), None)
+        if not crawl:
+            raise HostIndexError(f"host index listing {listing}: {file} lies in no 'crawl=...' folder")
+        parts.setdefault(crawl, []).append(file)
+    return dict(sorted(parts.items()))
+
+
+def _partitions(spark: SparkSession, path: str | list[str], crawls: list[str] | None,
+                base: str | None = None) -> dict[str, str | list[str]]:
     roots = [path] if isinstance(path, str) else list(path)
-    parts: dict[str, str] = {}
+    parts: dict[str, str | list[str]] = {}
     for root in roots:
-        if root.rstrip("/").rsplit("/", 1)[-1].startswith("crawl="):
+        if root.rstrip("/").endswith(LISTING_SUFFIXES):
+            parts.update(_listed_partitions(spark, root, base))
+        elif root.rstrip("/").rsplit("/", 1)[-1].startswith("crawl="):
             parts[root.rstrip("/").rsplit("=", 1)[1]] = root
         else:
             parts.update(list_crawls(spark, root))
@@ -104,9 +120,11 @@ def _partitions(spark: SparkSession, path: str | list[str], crawls: list[str] | 
     return parts
 
 
-def _read_partition(spark: SparkSession, folder: str) -> DataFrame:
+def _read_partition(spark: SparkSession, folder: str | list[str]) -> DataFrame:
+    files = [folder] if isinstance(folder, str) else list(folder)
+    folder = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} files)"
     try:
-        df = spark.read.parquet(folder)
+        df = spark.read.parquet(*files)
     except Exception as exc:  # empty or non-Parquet partition: name it instead of Spark's bare error
         raise HostIndexError(f"host index partition {folder} is unreadable: "
                              f"{str(exc).splitlines()[0][:200]}") from exc
@@ -151,23 +169,28 @@ def _value_types(frames: dict[str, DataFrame], columns: list[str] | None) -> dic
 
 def read_host_index(spark: SparkSession, path: str | list[str], crawls: list[str] | None = None,
                     *, columns: list[str] | None = None, notes: list[str] | None = None,
-                    collapse_www: bool = True, www_convention: str | None = www.AUTO) -> DataFrame:
+                    collapse_www: bool = True, www_convention: str | None = www.AUTO, base: str | None = None,
+                    www_min_names: int = 0) -> DataFrame:
     """The host index as one DataFrame with a ``crawl`` column, ``rev_host`` and
     ``surt_host_name`` in the project's form (``crawlplan.hosts``) plus the published SURT as
     ``surt_host_name_raw``.
 
-    ``crawls`` selects partitions (all when None; an unknown crawl is an error that lists the
+    ``path`` is the index root (``.../v2/``), one ``crawl=`` folder, a ``v2.paths.gz`` listing
+    (entries relative to the bucket, resolved under ``base`` -- ``inputs.host_index_base`` -- or
+    the listing's folder, with or without the bucket prefix: ``crawlplan.graph.paths``), or a
+    list of these. ``crawls`` selects partitions (all when None; an unknown crawl is an error that lists the
     known ones). ``columns`` narrows the value columns read (default: every known column plus
     any other a partition has); an old name (``RENAMED``) selects its new one. Missing columns
     are appended to ``notes`` (when given) and logged, as is each partition's ``www`` convention.
 
     ``www_convention`` (auto | kept | stripped) says how partitions name ``www.`` hosts; auto
-    measures it per partition. In a www-keeping partition, with ``collapse_www`` (default), the
+    measures it per partition (the crawl's date decides a partition of fewer than
+    ``www_min_names`` names: ``crawlplan.graph.www``). In a www-keeping partition, with ``collapse_www`` (default), the
     rows of ``com,example`` and ``com,example,www`` become one row (counts summed, ranks the
     maximum, ``_pct`` recomputed), since both are the same site for every document-side join;
     without it a join can double-count a host.
     """
-    parts = _partitions(spark, path, crawls)
+    parts = _partitions(spark, path, crawls, base)
     frames = {crawl: _read_partition(spark, folder) for crawl, folder in parts.items()}
     types = _value_types(frames, columns)
     wanted = list(types)
@@ -181,7 +204,7 @@ def read_host_index(spark: SparkSession, path: str | list[str], crawls: list[str
         cols += [(F.col(c) if c in present else F.lit(None)).try_cast(types[c]).alias(c) for c in wanted]
         unioned.append(df.select(*cols).withColumn("crawl", F.lit(crawl)))
     out = reduce(DataFrame.unionByName, unioned)
-    kept = _kept_crawls(out, list(parts), www_convention, notes)
+    kept = _kept_crawls(out, list(parts), www_convention, notes, www_min_names)
     key = F.when(F.col("crawl").isin(*kept) if kept else F.lit(False),
                  normalize_surt_host(F.col("surt_host_name_raw"), WWW_KEPT)).otherwise(
         normalize_surt_host(F.col("surt_host_name_raw"), WWW_STRIPPED))
@@ -199,14 +222,16 @@ def _note(notes: list[str] | None, msg: str) -> None:
         notes.append(msg)
 
 
-def _kept_crawls(df: DataFrame, crawls: list[str], setting: str | None, notes: list[str] | None) -> list[str]:
+def _kept_crawls(df: DataFrame, crawls: list[str], setting: str | None, notes: list[str] | None,
+                 min_names: int = 0) -> list[str]:
     """The crawls whose partitions keep the ``www`` label, measured in one pass when ``auto``."""
     value = www.check_setting(setting)
     if value != www.AUTO:
         return list(crawls) if value == WWW_KEPT else []
-    found = www.detect_by(df.withColumn("_rev", surt_to_rev(F.col("surt_host_name_raw"))), "_rev", "crawl")
+    found = www.detect_by(df.withColumn("_rev", surt_to_rev(F.col("surt_host_name_raw"))), "_rev", "crawl",
+                          min_names=min_names)
     for crawl in crawls:
-        if crawl in found and found[crawl].www_names:
+        if crawl in found and (found[crawl].www_names or found[crawl].rule == www.DATE_RULE):
             _note(notes, f"host index {crawl}: {found[crawl].describe()}")
     return [c for c, conv in found.items() if conv.kept]
 

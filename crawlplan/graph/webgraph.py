@@ -7,13 +7,14 @@ A host-level release folder (e.g.
   ``#harmonicc_pos #harmonicc_val #pr_pos #pr_val #host_rev`` (tabs), values in Java float
   formatting (``3.4626736E7``), hosts reversed (``com.example.blog``);
 - ``<release>-host-vertices.paths.gz`` / ``<release>-host-edges.paths.gz``: listings of gzip text
-  parts, relative to the Common Crawl bucket root for the real release (hence ``base``) or to
-  the folder for a local copy; vertices are ``id<TAB>rev_host``, edges ``from_id<TAB>to_id``.
+  parts, relative to the Common Crawl bucket root; they resolve under ``base``
+  (``inputs.web_graph_base``) or the release folder, with the bucket prefix or without it
+  (``crawlplan.graph.paths``); vertices are ``id<TAB>rev_host``, edges ``from_id<TAB>to_id``.
 
 Host names drop a leading ``www.`` in releases up to 2025 and keep it from 2026 on
 (``com.example.www`` next to ``com.example``); ``release_convention`` measures which on the
-release's own vertices (``crawlplan.graph.www``) and every reader maps names to the project's
-key under that convention.
+release's own vertices (``crawlplan.graph.www``; the release date rule when it has fewer than
+``min_names``) and every reader maps names to the project's key under that convention.
 
 The domain-level folder (``.../<release>/domain/``) has ``<release>-domain-ranks.txt.gz`` with a
 sixth column ``#n_hosts`` (hosts folded into the registered domain); ``read_domain_ranks``.
@@ -32,7 +33,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from crawlplan import storage
-from crawlplan.graph import www
+from crawlplan.graph import paths, www
 from crawlplan.graph.keys import clean_rev_host, rev_host_from_graph, rev_to_host, rev_to_surt
 
 log = logging.getLogger("crawlplan")
@@ -49,10 +50,9 @@ class GraphError(ValueError):
 
 
 def _list(spark: SparkSession, folder: str) -> list[str]:
-    fs, hpath = storage._fs(spark, folder)
-    if not fs.exists(hpath):
+    if not storage.exists(spark, folder):
         raise GraphError(f"web graph folder not found: {folder}")
-    return sorted(str(st.getPath().getName()) for st in fs.listStatus(hpath))
+    return [name for name, _ in storage.list_dir(spark, folder)]
 
 
 def find_release_file(spark: SparkSession, path: str, suffix: str) -> str:
@@ -76,15 +76,17 @@ def _folder_of(path: str, suffix: str) -> str:
 
 
 def release_convention(spark: SparkSession, path: str, base: str | None = None,
-                       setting: str | None = www.AUTO) -> www.WwwConvention:
+                       setting: str | None = www.AUTO, min_names: int = 0) -> www.WwwConvention:
     """The release's ``www`` convention: ``setting`` when it names one, else measured on the
-    release's vertices (the ranks file's names when the folder has no vertices listing)."""
+    release's vertices (the ranks file's names when the folder has no vertices listing), by the
+    release date rule when fewer than ``min_names`` (``inputs.www_min_names``) names are there."""
 
     def measure() -> www.WwwConvention:
         folder = _folder_of(path, HOST_RANKS)
+        release = release_name(spark, path)
         if any(n.endswith(HOST_VERTICES) for n in _list(spark, folder)):
-            return www.detect(_raw_vertices(spark, folder, base), "host_rev")
-        return www.detect(_raw_ranks(spark, path), "host_rev")
+            return www.detect(_raw_vertices(spark, folder, base), "host_rev", min_names=min_names, release=release)
+        return www.detect(_raw_ranks(spark, path), "host_rev", min_names=min_names, release=release)
 
     return www.resolve(setting, measure)
 
@@ -178,42 +180,12 @@ def count_bad_rank_rows(spark: SparkSession, path: str, level: str = "host") -> 
 
 
 def read_paths_listing(spark: SparkSession, listing: str, base: str | None = None) -> list[str]:
-    """Entries of a ``*.paths.gz`` listing as full paths.
-
-    Relative entries resolve against ``base`` when given (``s3://commoncrawl/`` for the real
-    release, whose listings are relative to the bucket root). Without it, an entry that repeats
-    the listing's own folder path (``projects/hyperlinkgraph/<release>/host/vertices/...`` next to
-    ``s3a://commoncrawl/projects/hyperlinkgraph/<release>/host/``) resolves against the root
-    that folder path hangs from, and any other against the listing's folder (a local copy).
-    """
-    # Spark's text source decompresses .gz and reaches s3a/hdfs alike; a listing is a few
-    # thousand short lines, so collecting it is cheap.
-    if not storage.exists(spark, listing):
-        raise GraphError(f"listing not found: {listing}")
-    lines = [r.value for r in spark.read.text(listing).collect()]
-    folder = listing.rstrip("/").rsplit("/", 1)[0]
-    out = []
-    for line in lines:
-        entry = line.strip()
-        if not entry or entry.startswith("#"):
-            continue
-        if "://" in entry or entry.startswith("/"):
-            out.append(entry)
-        elif base:
-            out.append(base.rstrip("/") + "/" + entry)
-        else:
-            out.append(_relative_to_root(folder, entry) or storage.join(folder, entry))
-    if not out:
-        raise GraphError(f"listing {listing} names no files")
-    return out
-
-
-def _relative_to_root(folder: str, entry: str) -> str | None:
-    probe = folder.rstrip("/") + "/"
-    at = probe.find("/" + entry.split("/", 1)[0] + "/")
-    if at >= 0 and "/" in entry and entry.startswith(probe[at + 1:]):
-        return probe[: at + 1] + entry
-    return None
+    """Entries of a ``*.paths.gz`` listing as full paths under ``base`` (``inputs.web_graph_base``)
+    or the listing's folder, with or without the bucket prefix (``crawlplan.graph.paths``)."""
+    try:
+        return paths.resolve_listing(spark, listing, base, "inputs.web_graph_base")
+    except paths.ListingError as exc:
+        raise GraphError(str(exc)) from None
 
 
 def _raw_vertices(spark: SparkSession, path: str, base: str | None) -> DataFrame:

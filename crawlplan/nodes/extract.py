@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 from crawlplan import storage
 from crawlplan.ccindex.sample import (
     SampleSettings,
+    available_strata,
     extract_mode,
     host_key,
     ranges_by_file,
@@ -145,7 +146,14 @@ def sampled(ctx, settings: ExtractSettings, sample: SampleSettings, base: str, p
         raise ValueError("extract.mode=sampled needs the columnar URL index: set inputs.cc_index "
                          "(s3://commoncrawl/cc-index/table/cc-main/warc/, or `crawlplan index build` for other WARC files)")
     index_root = str(path[0] if isinstance(path, (list, tuple)) else path)
-    index, crawl = read_cc_index(ctx.spark, index_root, sample)
+    absent: list[str] = []
+    index, crawl = read_cc_index(ctx.spark, index_root, sample, absent=absent)
+    if absent:
+        ctx.note(f"columnar index crawl {crawl}: {', '.join(absent)} absent (the crawl predates them), read as null")
+    sample, dropped = available_strata(sample, absent, crawl)
+    for note in dropped:
+        ctx.count("sample_strata_dropped", 1)
+        ctx.note(note)
     base = warc_base(index_root, base)
     selected, population = select_sample(index, sample)
     files = ranges_by_file(selected).persist(StorageLevel.MEMORY_AND_DISK)

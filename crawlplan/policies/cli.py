@@ -2,24 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import time
-from pathlib import Path
-
-import pandas as pd
-
-from crawlplan.conf import load_conf, section
-from crawlplan.dag.entry import add_conf_arguments
-from crawlplan.policies import export
-from crawlplan.policies.exports import stream
-from crawlplan.policies.exports.within_host import budgets_frame
-from crawlplan.policies.population import CalibratedParams, calibrated_population
-from crawlplan.policies.simulate import label_tables, run_sweep, summarize, sweep_config
-from crawlplan.report import figures_hosts
-from crawlplan.report.render import save_png
-from crawlplan.spark import build_session
-
-COMPARED = ("uniform", "hc_depth", "sample_then_deepen", "eb_adaptive")
+from crawlplan.dag.arguments import add_conf_arguments
 
 
 def register(subparsers) -> None:
@@ -28,7 +11,7 @@ def register(subparsers) -> None:
     b = ex_sub.add_parser("budgets", help="write the budgets dataset as a table (csv | parquet | jsonl) or as the "
                                           "native files of a crawler (heritrix | cc-nutch | nutch | urlfrontier)")
     b.add_argument("--input", default="out/budgets", help="budgets dataset folder (default out/budgets)")
-    b.add_argument("--format", required=True, choices=[*export.FORMATS, "all"],
+    b.add_argument("--format", required=True, metavar="FORMAT",
                    help="csv | parquet | jsonl: one file; heritrix | cc-nutch | nutch | urlfrontier: a folder; "
                         "all: every format into --out")
     b.add_argument("--out", required=True, help="output file (tables) or folder (crawler formats, all)")
@@ -54,7 +37,7 @@ def register(subparsers) -> None:
     b.add_argument("--crawl-id", default="", help="urlfrontier: crawlID of the items and limits (default: none)")
     b.add_argument("--hostdb", default="crawl/hostdb", help="nutch: HostDB path for generate.hostdb")
     add_conf_arguments(b)
-    b.set_defaults(func=cmd_export_budgets)
+    b.set_defaults(func="crawlplan.policies.commands:cmd_export_budgets")
 
     sim = subparsers.add_parser("simulate", help="crawl-policy simulations outside the DAG")
     sim_sub = sim.add_subparsers(dest="simulate_what", required=True)
@@ -71,106 +54,5 @@ def register(subparsers) -> None:
     c.add_argument("--no-sizes", action="store_true", help="ablation: eb_adaptive ignores host sizes")
     c.add_argument("--out", default="out/calibrated", help="folder for CSV tables, comparison.md and PNG figures")
     c.add_argument("--no-figures", action="store_true")
-    c.set_defaults(func=cmd_simulate_calibrated)
+    c.set_defaults(func="crawlplan.policies.commands:cmd_simulate_calibrated")
 
-
-def cmd_export_budgets(args) -> int:
-    """The budgets in one format or all: a Spark job (``exports.stream.export_budgets``), so a
-    crawl's budgets never come to the driver."""
-    settings = export.ExportSettings(scheme=args.scheme, segments=args.segments, fetch_interval=args.fetch_interval,
-                                     precedence_levels=args.precedence_levels, partition_pages=args.partition_pages,
-                                     crawl_id=args.crawl_id, hostdb=args.hostdb)
-    conf = load_conf(args.profile, args.conf, args.overrides)
-    job = stream.StreamSettings.from_params(section(conf, stream.StreamSettings.SECTION))
-    spark = build_session(conf, app_name="crawlplan-export")
-    frame, used = budgets_frame(spark, args.input, plans=args.plans, page_clusters=args.page_clusters,
-                                sitemaps=args.sitemaps, top=args.plan_top)
-    if used:
-        _, _, planned = stream.summary(frame)
-        print(f"within-host plans for {planned} hosts from " + ", ".join(str(p) for p in used.values()))
-    formats = export.FORMATS if args.format == "all" else (args.format,)
-    for fmt in formats:
-        target = args.out
-        if args.format == "all":     # every format into one folder: the tables by their file names
-            target = str(Path(args.out) / (fmt if fmt in export.CRAWLER_FORMATS else export.TABLE_FILES[fmt]))
-        done = stream.export_budgets(spark, frame, fmt, target, settings, job)
-        if fmt in export.TABLE_FORMATS:
-            print(f"{fmt}: {done.path} ({done.rows} hosts; a table keeps every row, its writer quotes any text)")
-        else:
-            print(f"{fmt}: {done.path} ({done.rows} hosts; skipped_unsafe {done.skipped_unsafe}: rows with pages "
-                  f"whose host, domain or seed URL {fmt} files cannot carry safely)")
-    return 0
-
-
-def comparison_table(raw_depth: pd.DataFrame, budgets=(0.01, 0.02, 0.03, 0.05, 0.075, 0.1)) -> pd.DataFrame:
-    """Share of the oracle per policy (mean ± sd over seeds) and the paired margin of eb_adaptive
-    over sample_then_deepen (same seed, population and budget)."""
-    d = raw_depth.assign(y=raw_depth.hq / raw_depth.pages)
-    wide = d.pivot_table(index=["budget_frac", "seed"], columns="policy", values="y")
-    rows = []
-    for frac in budgets:
-        if frac not in wide.index.get_level_values(0):
-            continue
-        w = wide.loc[frac]
-        row = {"budget": f"{frac * 100:g}%", "seeds": len(w)}
-        for policy in COMPARED:
-            if policy in w:
-                share = w[policy] / w["oracle"]
-                row[policy] = f"{share.mean():.3f} ± {share.std(ddof=1):.3f}"
-        if {"eb_adaptive", "sample_then_deepen"} <= set(w.columns):
-            margin = (w["eb_adaptive"] - w["sample_then_deepen"]) / w["oracle"]
-            row["new - std (min over seeds)"] = f"{margin.min():+.3f}"
-            row["seeds new > std"] = f"{int((margin > 0).sum())}/{len(w)}"
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def markdown(df: pd.DataFrame) -> str:
-    """A pipe table (no tabulate dependency)."""
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines)
-
-
-def cmd_simulate_calibrated(args) -> int:
-    conf = load_conf("local")
-    p = section(conf, "policies.simulate")
-    budgets = tuple(float(x) for x in args.budgets.split(",")) if args.budgets else tuple(p["budgets"])
-    cfg = sweep_config(p, budgets=budgets, seeds=tuple(range(args.seeds)), adaptive_groups=args.groups,
-                       adaptive_sizes=not args.no_sizes)
-    params = CalibratedParams(hosts=args.hosts, group_effect=args.group_effect)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    gen_s = [0.0]
-
-    def factory(seed):
-        t = time.perf_counter()
-        pop = calibrated_population(params, seed=seed)
-        if args.min_pages > 3:
-            pop = pop.subset(pop.n >= args.min_pages)
-        gen_s[0] += time.perf_counter() - t
-        print(f"seed {seed}: {pop.hosts:,} hosts, {pop.pages:,} pages, hq share {pop.hq.sum() / pop.pages:.3f}, "
-              f"page-score ICC1 {pop.score_icc1:.3f}")
-        return pop
-
-    raw = run_sweep(factory, cfg)
-    total = time.perf_counter() - started
-    tables = summarize(raw)
-    for name, df in tables.items():
-        df.to_csv(out / f"{name}.csv", index=False)
-    raw["depth"].to_csv(out / "depth_raw.csv", index=False)
-    table = comparison_table(raw["depth"])
-    (out / "comparison.md").write_text(markdown(table) + "\n")
-    (out / "timing.json").write_text(json.dumps({"seconds_total": round(total, 2), "seconds_generate": round(gen_s[0], 2),
-                                                 "seconds_simulate": round(total - gen_s[0], 2),
-                                                 "seeds": args.seeds, "hosts": args.hosts}, indent=2))
-    if not args.no_figures:   # the report's figures (Figures 4, 5 and 9), one set for both
-        frames = label_tables(tables, "calibrated", str(p["classifier"]), float(p["threshold"]), cfg)
-        save_png(figures_hosts.fig_depth_policies(frames), out / "depth.png")
-        save_png(figures_hosts.fig_yield_budgets(frames), out / "ordering.png")
-        save_png(figures_hosts.fig_sample_reliability(frames), out / "reliability.png")
-    print(markdown(table))
-    print(f"sweep: {total:.1f}s ({gen_s[0]:.1f}s generating populations); tables and figures in {out}/")
-    return 0

@@ -6,11 +6,7 @@ directly: no SparkSession, instant on a laptop after a cluster run has been copi
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pandas as pd
-import pyarrow.parquet as pq
-
+# The tables `crawlplan stats show` prints: name -> (dataset, columns).
 TABLES = {
     "icc": ("icc", ["classifier", "min_docs", "hosts", "documents", "mean_docs", "var_between", "var_within",
                     "icc1", "reliability", "correlation_ceiling"]),
@@ -24,36 +20,6 @@ TABLES = {
 }
 
 
-def read_table(out_dir: str, dataset: str):
-    path = Path(out_dir) / dataset
-    if not path.exists():
-        raise FileNotFoundError(f"{path} does not exist: run the statistics nodes first (crawlplan run)")
-    return pq.read_table(path).to_pandas()
-
-
-def cmd_show(args) -> int:
-    names = list(TABLES) if args.table == "all" else [args.table]
-    with pd.option_context("display.width", 200, "display.max_rows", args.rows, "display.max_columns", 20,
-                           "display.float_format", "{:.4f}".format):
-        for name in names:
-            dataset, cols = TABLES[name]
-            try:
-                df = read_table(args.out, dataset)
-            except FileNotFoundError as exc:
-                if args.table != "all":
-                    raise
-                print(f"== {dataset}: missing ({exc})\n")
-                continue
-            df = df[[c for c in cols if c in df.columns]]
-            if name == "correlations" and not args.all_strata:
-                df = df[df.stratum_kind == "all"]
-            sort = [c for c in ("classifier", "min_docs", "metric", "crawl", "source", "stratum") if c in df.columns]
-            print(f"== {dataset} ({len(df)} rows)")
-            print(df.sort_values(sort).to_string(index=False) if len(df) else "(empty)")
-            print()
-    return 0
-
-
 def register(subparsers) -> None:
     p = subparsers.add_parser("stats", help="host statistics tables of a run (ICC1, correlations, coverage)")
     sub = p.add_subparsers(dest="stats_command", required=True)
@@ -62,4 +28,5 @@ def register(subparsers) -> None:
     show.add_argument("--table", default="all", choices=["all", *TABLES])
     show.add_argument("--all-strata", action="store_true", help="correlations by language and TLD too")
     show.add_argument("--rows", type=int, default=200)
-    show.set_defaults(func=cmd_show)
+    show.set_defaults(func="crawlplan.stats.commands:cmd_show")
+

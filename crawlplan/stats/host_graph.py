@@ -27,7 +27,6 @@ class HostGraphSettings(Settings):
     """Conf section ``stats.host_graph`` (values and meaning: conf/defaults.yaml)."""
     SECTION = "stats.host_graph"
 
-    base: str
     degrees: bool
     previous_release: str
     www_convention: str

@@ -21,27 +21,21 @@ import glob
 import gzip
 import io
 import os
-import posixpath
 import re
 from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit
 
+from crawlplan.security import EntryRefused, relative_inside, url_inside
 from crawlplan.warc.remote import RetryPolicy, open_stream
 
 WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc", ".warc.wet.gz", ".warc.wat.gz")
 LISTING_SUFFIXES = (".paths.gz", ".paths", ".txt", ".txt.gz", ".lst", ".list")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_S3 = ("s3", "s3a", "s3n")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _ENTRY_SHOWN = 200        # characters of a refused entry that messages and rows show
 
 
 class ListingError(ValueError):
     pass
-
-
-class EntryRefused(ValueError):
-    """A listing entry that would leave the base (the message says how)."""
 
 
 @dataclass(frozen=True)
@@ -92,29 +86,12 @@ def _mirror_roots(listing_dir: str) -> list[str]:
 
 
 def _relative(entry: str) -> str:
-    """``entry`` normalised; :class:`EntryRefused` when it climbs out (also when %-encoded)."""
-    for form in (entry, unquote(entry)):
-        normal = posixpath.normpath(form.replace("\\", "/"))
-        if normal == ".." or normal.startswith("../"):
-            raise EntryRefused("climbs out of the base with '..'")
-        if normal in (".", ""):
-            raise EntryRefused("names the base itself, not a file")
-    return posixpath.normpath(entry)
+    return relative_inside(entry)
 
 
 def _under_url(entry: str, base: str) -> str:
-    """``entry`` (an absolute URL) if it lies under the URL ``base``: same scheme (s3, s3a and s3n
-    alike), host or bucket and port, and a path inside the base's."""
-    got, want = urlsplit(entry), urlsplit(base)
-    same_scheme = got.scheme.lower() == want.scheme.lower() or {got.scheme.lower(), want.scheme.lower()} <= set(_S3)
-    if not same_scheme or got.netloc.lower() != want.netloc.lower():
-        raise EntryRefused(f"another scheme or host than inputs.warc_base ({want.scheme}://{want.netloc}/)")
-    prefix = want.path.rstrip("/") + "/"
-    path = got.path if got.path.startswith("/") else "/" + got.path
-    inside = path[len(prefix):] if path.startswith(prefix) else None
-    if inside is None:
-        raise EntryRefused("outside the path of inputs.warc_base")
-    return base.rstrip("/") + "/" + _relative(inside)
+    """``entry`` (an absolute URL) if it lies under the URL ``base`` (``security.url_inside``)."""
+    return base.rstrip("/") + "/" + url_inside(entry, base, "inputs.warc_base")
 
 
 def confine_entry(entry: str, base: str, listing_dir: str, allow_absolute: bool) -> str:

@@ -11,7 +11,7 @@ import shutil
 import pytest
 from warcgen import html_page, write_warc
 
-from crawlplan.dag.entry import friendly_errors
+from crawlplan.dag.arguments import friendly_errors
 from crawlplan.warc.listing import ListingError, resolve_inputs
 
 

@@ -84,7 +84,7 @@ def test_host_index_partitions_with_differing_schemas(spark, tmp_path):
 
 
 def test_hosts_missing_from_the_graph_are_counted(spark, tmp_path_factory):
-    from crawlplan.demo import ensure_demo
+    from crawlplan.demo.crawl import ensure_demo
 
     demo = tmp_path_factory.mktemp("demo-small")
     paths = ensure_demo(demo, hosts=40, seed=3, echo=lambda *_: None)

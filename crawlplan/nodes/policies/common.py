@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
+from crawlplan.conf import number_setting, section
 from crawlplan.graph.hostindex import read_host_index
 from crawlplan.graph.webgraph import read_host_ranks, release_convention
 from crawlplan.policies import hostdata
@@ -17,7 +18,9 @@ def host_index_rows(ctx, scores, table: hostdata.HostTableSettings):
         return None
     cols = sorted({table.cc_budget_column, table.known_column, table.fetched_column, "url_host_registered_domain",
                    "url_host_tld"})
-    index = read_host_index(ctx.spark, path, columns=cols, notes=ctx.notes)
+    inputs = section(ctx.conf, "inputs")
+    index = read_host_index(ctx.spark, path, columns=cols, notes=ctx.notes, base=str(inputs["host_index_base"]) or None,
+                            www_min_names=www_min_names(ctx))
     crawl = hostdata.pick_crawl(index, scores, table.host_index_crawl)
     ctx.note(f"host index crawl used: {crawl}")
     return index.where(F.col("crawl") == crawl)
@@ -42,6 +45,12 @@ def host_ranks(ctx):
     if not path:
         ctx.note("no web graph: HC and PR policies are left out")
         return None
-    convention = release_convention(ctx.spark, path)
+    convention = release_convention(ctx.spark, path, str(section(ctx.conf, "inputs")["web_graph_base"]) or None,
+                                    min_names=www_min_names(ctx))
     ctx.note(f"web graph: {convention.describe()}")
     return read_host_ranks(ctx.spark, path, convention=convention)
+
+
+def www_min_names(ctx) -> int:
+    """``inputs.www_min_names``: fewer names than this and the release date sets the www convention."""
+    return number_setting("inputs.www_min_names", section(ctx.conf, "inputs")["www_min_names"], integer=True)

@@ -14,6 +14,7 @@ differently still meet on the project's host key.
 
 from __future__ import annotations
 
+from crawlplan.conf import number_setting, section
 from crawlplan.graph import webgraph
 from crawlplan.stats import host_graph
 
@@ -21,7 +22,7 @@ from crawlplan.stats import host_graph
 def run(ctx) -> dict:
     settings = host_graph.HostGraphSettings.from_params(ctx.params)
     path = str(ctx.input("web_graph"))
-    base = settings.base or None
+    base = str(section(ctx.conf, "inputs")["web_graph_base"]) or None
     convention = _convention(ctx, path, base, settings.www_convention)
     ranks = webgraph.read_host_ranks(ctx.spark, path, convention=convention)
     bad = webgraph.count_bad_rank_rows(ctx.spark, path)
@@ -53,6 +54,7 @@ def run(ctx) -> dict:
 
 
 def _convention(ctx, path: str, base: str | None, setting: str):
-    convention = webgraph.release_convention(ctx.spark, path, base, setting)
+    min_names = number_setting("inputs.www_min_names", section(ctx.conf, "inputs")["www_min_names"], integer=True)
+    convention = webgraph.release_convention(ctx.spark, path, base, setting, min_names)
     ctx.note(f"web graph {webgraph.release_name(ctx.spark, path)}: {convention.describe()}")
     return convention

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
+from crawlplan.conf import number_setting, section
 from crawlplan.graph.gneissweb import read_gneissweb
 from crawlplan.graph.hostindex import read_host_index
 from crawlplan.stats import host_quality
@@ -20,7 +21,10 @@ def run(ctx) -> dict:
     notes: list[str] = []
     hi = read_host_index(ctx.spark, ctx.input("host_index"), crawls=list(settings.crawls) or None,
                          columns=sorted(set(known_cols + fetched_cols + ["url_host_tld"])), notes=notes,
-                         www_convention=settings.www_convention)
+                         www_convention=settings.www_convention,
+                         base=str(section(ctx.conf, "inputs")["host_index_base"]) or None,
+                         www_min_names=number_setting("inputs.www_min_names", section(ctx.conf, "inputs")["www_min_names"],
+                                                      integer=True))
     for n in notes:
         ctx.note(n)
     cov = host_quality.host_coverage(hi, known_cols, fetched_cols)
