@@ -7,6 +7,7 @@ a server on 127.0.0.1 that honours Range) and parsed with warcio as a response o
 from __future__ import annotations
 
 import io
+import shutil
 import urllib.request
 from datetime import UTC, datetime
 
@@ -15,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from ccindex_support import capture, html, write_warc
 from faultserver import FaultServer
+from warcio.archiveiterator import ArchiveIterator
 
 from crawlplan.ccindex.build import build_index
 
@@ -70,8 +72,6 @@ def crawl(tmp_path_factory):
 
 @pytest.mark.parametrize("int96", [True, False], ids=["int96", "int64-ms-utc"])
 def test_merge_schema_reads_our_partition_next_to_an_official_one(spark, crawl, tmp_path, int96):
-    import shutil
-
     table = tmp_path / "table"
     shutil.copytree(crawl / "cc_index" / f"crawl={CRAWL}", table / f"crawl={CRAWL}")
     _write_official(table / "crawl=CC-MAIN-2017-39" / "subset=warc" / "part-00000.parquet", int96)
@@ -92,8 +92,6 @@ def test_merge_schema_reads_our_partition_next_to_an_official_one(spark, crawl, 
 def _fetch_and_parse(base: str):
     """What CCIndexWarcSparkJob does per row: a Range request for the record's bytes under the base
     URL, parsed with warcio's ArchiveIterator."""
-    from warcio.archiveiterator import ArchiveIterator
-
     def run(rows):
         for row in rows:
             offset, length = int(row["warc_record_offset"]), int(row["warc_record_length"])
