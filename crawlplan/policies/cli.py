@@ -77,10 +77,12 @@ def register(subparsers) -> None:
 def cmd_export_budgets(args) -> int:
     """The budgets in one format or all: a Spark job (``exports.stream.export_budgets``), so a
     crawl's budgets never come to the driver."""
-    settings = export.ExportSettings(scheme=args.scheme, segments=args.segments, fetch_interval=args.fetch_interval,
-                                     precedence_levels=args.precedence_levels, partition_pages=args.partition_pages,
-                                     crawl_id=args.crawl_id, hostdb=args.hostdb)
     conf = load_conf(args.profile, args.conf, args.overrides)
+    settings = export.ExportSettings.from_conf(conf, scheme=args.scheme, segments=args.segments,
+                                               fetch_interval=args.fetch_interval,
+                                               precedence_levels=args.precedence_levels,
+                                               partition_pages=args.partition_pages, crawl_id=args.crawl_id,
+                                               hostdb=args.hostdb)
     job = stream.StreamSettings.from_params(section(conf, stream.StreamSettings.SECTION))
     spark = build_session(conf, app_name="crawlplan-export")
     frame, used = budgets_frame(spark, args.input, plans=args.plans, page_clusters=args.page_clusters,
