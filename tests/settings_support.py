@@ -6,6 +6,7 @@ from __future__ import annotations
 from crawlplan.conf import load_conf, section
 from crawlplan.extract.records import ExtractSettings
 from crawlplan.policies.allocate import AllocatorConfig
+from crawlplan.policies.export import ExportSettings
 from crawlplan.policies.simulate import sweep_config as _sweep_config
 from crawlplan.warc.remote import RetryPolicy
 
@@ -26,8 +27,15 @@ def extract_settings(**overrides) -> ExtractSettings:
     return ExtractSettings.from_params(extract_section(**overrides), check_packages=False)
 
 
+def export_settings(**overrides) -> ExportSettings:
+    """The export's settings: conf keys of policies.export from conf/defaults.yaml, CLI fields and
+    a test's overrides on top."""
+    return ExportSettings.from_params(section(load_conf(), ExportSettings.SECTION), **overrides)
+
+
 def retry_policy(**overrides) -> RetryPolicy:
     return RetryPolicy.from_params({**section(load_conf(), "remote"), **overrides})
 
 
-__all__ = ["allocator_config", "sweep_config", "extract_section", "extract_settings", "retry_policy"]
+__all__ = ["allocator_config", "sweep_config", "extract_section", "extract_settings", "export_settings",
+           "retry_policy"]

@@ -20,6 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from settings_support import export_settings
 
 from crawlplan.hosts import surt_host
 from crawlplan.policies import export
@@ -236,9 +237,9 @@ def test_hostile_rows_through_the_cli_spark_export(spark, budgets, tmp_path, cap
         export.write(df, fmt, mem / fmt if fmt in export.CRAWLER_FORMATS else mem)
     assert _files(tmp_path / "all") == _files(mem)
     job = stream.StreamSettings(part_rows=4, copy_buffer_bytes=64)
-    done = stream.export_budgets(spark, str(src), "urlfrontier", str(tmp_path / "u"), export.ExportSettings(), job)
+    done = stream.export_budgets(spark, str(src), "urlfrontier", str(tmp_path / "u"), export_settings(), job)
     assert (done.rows, done.skipped_unsafe) == (len(_safe_hosts(df, skip["urlfrontier"])), len(skip["urlfrontier"]))
-    assert stream.export_budgets(spark, str(src), "csv", str(tmp_path / "t.csv"), export.ExportSettings(), job) \
+    assert stream.export_budgets(spark, str(src), "csv", str(tmp_path / "t.csv"), export_settings(), job) \
         == stream.Exported(str(tmp_path / "t.csv"), len(df), 0)
 
 
@@ -251,7 +252,7 @@ def test_formatters_refuse_an_unchecked_host():
         nutch.limit_domain("com,example", "good\n#evil.com")
     assert export.seed_url(IDN) == "https://xn--bcher-kva.example/"
     with pytest.raises(ValueError, match="printable"):
-        export.ExportSettings(hostdb="crawl/hostdb\x01")
+        export_settings(hostdb="crawl/hostdb\x01")
 
 
 @pytest.mark.parametrize("url, ok", [

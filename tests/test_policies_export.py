@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from settings_support import allocator_config
+from settings_support import allocator_config, export_settings
 
 from crawlplan.policies import export
 from crawlplan.policies.allocate_table import allocate
@@ -177,7 +177,7 @@ def test_spark_export_equals_the_pandas_export(spark, tmp_path, monkeypatch):
 
     monkeypatch.setattr(storage, "concat_text", counted)
     job = stream.StreamSettings(part_rows=500, copy_buffer_bytes=64)
-    settings = export.ExportSettings(precedence_levels=4, segments=3, partition_pages=120, crawl_id="cc")
+    settings = export_settings(precedence_levels=4, segments=3, partition_pages=120, crawl_id="cc")
     for fmt in export.FORMATS:
         want = export.write(many, fmt, tmp_path / "pandas" / fmt, settings=settings)
         got = stream.export_budgets(spark, str(src), fmt, str(tmp_path / "spark" / fmt), settings, job).path

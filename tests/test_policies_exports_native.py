@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from settings_support import allocator_config
+from settings_support import allocator_config, export_settings
 
 from crawlplan.policies import export
 from crawlplan.policies.allocate_table import allocate
@@ -87,14 +87,14 @@ def test_spark_export_writes_the_golden_files(spark, plan, tmp_path):
     job = stream.StreamSettings(part_rows=2, copy_buffer_bytes=16)
     for fmt in export.FORMATS:
         name = fmt if fmt in export.CRAWLER_FORMATS else export.TABLE_FILES[fmt]
-        out = stream.export_budgets(spark, str(src), fmt, str(tmp_path / name), export.ExportSettings(), job).path
+        out = stream.export_budgets(spark, str(src), fmt, str(tmp_path / name), export_settings(), job).path
         if fmt == "parquet":
             got, want = pq.read_table(out), pq.read_table(GOLDEN / fmt / "budgets.parquet")
             assert got.schema.equals(want.schema) and got.equals(want)
         else:
             assert _files(Path(out)) == _files(GOLDEN / fmt if fmt in export.CRAWLER_FORMATS else GOLDEN / fmt / name)
     with pytest.raises(ValueError, match="writes a folder"):
-        stream.export_budgets(spark, str(src), "nutch", str(tmp_path / "seeds.txt"), export.ExportSettings(), job)
+        stream.export_budgets(spark, str(src), "nutch", str(tmp_path / "seeds.txt"), export_settings(), job)
 
 
 def test_one_budget_round_trips_through_every_format(plan, tmp_path):
@@ -149,9 +149,10 @@ def test_heritrix_hosts_with_equal_settings_share_one_sheet():
                          "sample_size": 5, "sampled_density": 0.5, "estimate": [1 - i / n for i in range(n)],
                          "allocated_pages": [(10, 50, 200)[i % 3] for i in range(n)], "rank": range(1, n + 1),
                          "policy": "eb_shrinkage", "reason": "rank"})
-    text = heritrix.render(export.canonical(many), export.ExportSettings(precedence_levels=4))[heritrix.BEANS]
-    assert text.count(f'class="{heritrix.SHEET}"') == 3 * 4           # budgets x precedence bands, not hosts
-    assert text.count("<value>http://(com,host") == 2 * n               # bare and www. prefix per host
+    text = heritrix.render(export.canonical(many), export_settings(precedence_levels=4))[heritrix.BEANS]
+    assert text.count('id="crawlplanPages') == 3 * 4                   # budgets x precedence bands, not hosts
+    assert text.count('id="crawlplanQueue-') == n                        # one queue key per host (www. folded in)
+    assert text.count("<value>http://(com,host") == 2 * 2 * n           # bare and www. prefix per host: budget, queue
 
 
 def _jexl(expr: str, env: dict) -> float:
@@ -159,14 +160,18 @@ def _jexl(expr: str, env: dict) -> float:
     cond, rest = expr.split(" ? ", 1)
     then, other = rest.rsplit(" : ", 1)
     names = {k.replace(".", "_"): v for k, v in env.items()}
-    py = lambda e: e.replace("max.crawlplan.budget", "max_crawlplan_budget")  # noqa: E731
+    def py(e: str) -> str:     # JEXL's ``x ?? y``: y when x is undefined
+        known = "max.crawlplan.budget" in env
+        e = re.sub(r"\(max\.crawlplan\.budget \?\? (\d+)\)",
+                   lambda m: "(max_crawlplan_budget)" if known else f"({m.group(1)})", e)
+        return e.replace("max.crawlplan.budget", "max_crawlplan_budget")
     return float(eval(py(then), {}, names) if eval(py(cond), {}, names) else eval(py(other), {}, names))
 
 
 @pytest.mark.parametrize("segments", [1, 3])
 def test_apache_nutch_names_and_cap_expression(plan, tmp_path, segments):
     api = API["nutch"]
-    folder = export.write(plan, "nutch", tmp_path / "n", settings=export.ExportSettings(segments=segments))
+    folder = export.write(plan, "nutch", tmp_path / "n", settings=export_settings(segments=segments))
     props = nutch.read_properties(folder / nutch.SITE_XML)
     assert set(props) <= set(api["properties"])
     expr = props["generate.max.count.expr"]
@@ -185,7 +190,7 @@ def test_apache_nutch_names_and_cap_expression(plan, tmp_path, segments):
 @pytest.mark.parametrize("segments", [1, 4])
 def test_cc_nutch_domain_limits(plan, tmp_path, segments):
     api = API["cc_nutch"]
-    folder = export.write(plan, "cc-nutch", tmp_path / "c", settings=export.ExportSettings(segments=segments))
+    folder = export.write(plan, "cc-nutch", tmp_path / "c", settings=export_settings(segments=segments))
     assert set(nutch.read_properties(folder / nutch.SITE_XML)) <= set(api["properties"])
     lines = [x for x in (folder / nutch.LIMITS).read_text().splitlines() if x and not x.startswith("#")]
     assert all(len(x.split("\t")) == len(api["limits_line"]["fields"]) for x in lines)
@@ -241,7 +246,7 @@ def test_urlfrontier_lines_parse_as_the_published_messages(plan, tmp_path):
     pool = _urlfrontier_pool()
     item_cls = message_factory.GetMessageClass(pool.FindMessageTypeByName("urlfrontier.URLItem"))
     limit_cls = message_factory.GetMessageClass(pool.FindMessageTypeByName("urlfrontier.CrawlLimitParams"))
-    folder = export.write(plan, "urlfrontier", tmp_path / "u", settings=export.ExportSettings(crawl_id="cc2025"))
+    folder = export.write(plan, "urlfrontier", tmp_path / "u", settings=export_settings(crawl_id="cc2025"))
     items = [json_format.Parse(line, item_cls()) for line in (folder / "puturls.jsonl").read_text().splitlines()]
     limits = [json_format.Parse(line, limit_cls()) for line in (folder / "setcrawllimit.jsonl").read_text().splitlines()]
     assert all(i.WhichOneof("item") == "discovered" for i in items)
@@ -266,7 +271,7 @@ def test_crawler_formats_need_a_folder(plan, tmp_path):
     with pytest.raises(ValueError, match="writes a folder"):
         export.write(plan, "nutch", tmp_path / "seeds.txt")     # the old single-file nutch export
     with pytest.raises(ValueError, match="precedence floor"):
-        export.ExportSettings(precedence_levels=300)
+        export_settings(precedence_levels=300)
 
 
 def test_cluster_url_patterns_describe_clusters_by_url():

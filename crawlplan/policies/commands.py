@@ -32,10 +32,12 @@ def cmd_export_budgets(args) -> int:
         close = difflib.get_close_matches(args.format, export.FORMATS, n=1)
         raise ValueError(f"--format {args.format}: not a format; one of {', '.join(export.FORMATS)}, all"
                          + (f" (did you mean {close[0]}?)" if close else ""))
-    settings = export.ExportSettings(scheme=args.scheme, segments=args.segments, fetch_interval=args.fetch_interval,
-                                     precedence_levels=args.precedence_levels, partition_pages=args.partition_pages,
-                                     crawl_id=args.crawl_id, hostdb=args.hostdb)
     conf = load_conf(args.profile, args.conf, args.overrides)
+    settings = export.ExportSettings.from_conf(conf, scheme=args.scheme, segments=args.segments,
+                                               fetch_interval=args.fetch_interval,
+                                               precedence_levels=args.precedence_levels,
+                                               partition_pages=args.partition_pages, crawl_id=args.crawl_id,
+                                               hostdb=args.hostdb)
     job = stream.StreamSettings.from_params(section(conf, stream.StreamSettings.SECTION))
     spark = build_session(conf, app_name="crawlplan-export")
     frame, used = budgets_frame(spark, args.input, plans=args.plans, page_clusters=args.page_clusters,

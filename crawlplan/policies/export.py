@@ -27,11 +27,13 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from crawlplan.conf import Settings, load_conf, section
 from crawlplan.hosts import surt_host
 from crawlplan.policies.allocate import BUDGET_COLUMNS
 from crawlplan.policies.exports.safety import writable, written_host
@@ -49,8 +51,13 @@ _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": 
 
 
 @dataclass(frozen=True)
-class ExportSettings:
-    """What the crawler formats need beyond the budget rows (every field has a CLI option)."""
+class ExportSettings(Settings):
+    """What the crawler formats need beyond the budget rows: the conf keys of ``policies.export``
+    (values and meaning: conf/defaults.yaml; ``from_params``) and the fields every CLI option sets."""
+    SECTION: ClassVar[str] = "policies.export"
+    heritrix_prerequisites: int           # heritrix: units each queue budget adds for its dns: and robots.txt
+    heritrix_error_penalty: int           # heritrix: frontier.errorPenaltyAmount written in every budget sheet
+    outside_max_count: int                # nutch / cc-nutch: cap of hosts or domains outside the plan; 0 = the floor
     scheme: str = "https"                 # scheme of seed URLs rebuilt from host keys
     segments: int = 1                     # cc-nutch / nutch: segments one generate call writes
     fetch_interval: int = 2_592_000       # nutch.fetchInterval of seeds, seconds (Nutch's 30-day default)
@@ -68,6 +75,26 @@ class ExportSettings:
             raise ValueError(f"scheme must be http or https, got {self.scheme!r}")
         if not self.hostdb.isprintable() or not self.crawl_id.isprintable():
             raise ValueError("hostdb and crawl_id must be printable text (they go into XML and JSON)")
+        if min(self.heritrix_prerequisites, self.heritrix_error_penalty, self.outside_max_count) < 0:
+            raise ValueError("policies.export.heritrix_prerequisites, heritrix_error_penalty and "
+                             "outside_max_count must be >= 0")
+
+    @classmethod
+    def from_conf(cls, conf: dict | None = None, **options) -> ExportSettings:
+        """The settings from a loaded conf (default: conf/defaults.yaml alone) and CLI options."""
+        return cls.from_params(section(conf if conf is not None else load_conf(), cls.SECTION), **options)
+
+
+def floor_budget(rows: pd.DataFrame, settings: ExportSettings) -> int:
+    """The cap for what the plan does not name (Nutch's hosts or domains outside it):
+    ``outside_max_count``, or with 0 the plan's floor, its smallest host budget (1 if it has no
+    host). The allocator has no per-host floor setting (its floors are shares of the budget per
+    language or TLD category): its smallest budget is ``policies.allocate.explore_pages`` when it
+    explores, else whatever the smallest funded host got."""
+    if settings.outside_max_count > 0:
+        return int(settings.outside_max_count)
+    funded = rows.allocated_pages[rows.allocated_pages > 0]
+    return int(funded.min()) if len(funded) else 1
 
 
 def attach_plans(df: pd.DataFrame, plans: pd.DataFrame, top: int = 5,
@@ -310,7 +337,7 @@ def write(df: pd.DataFrame, fmt: str, out: str | Path, scheme: str = "https",
     name), a folder for a crawler format. Returns the file or folder written."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format '{fmt}'; known: {', '.join(FORMATS)}")
-    settings = settings or ExportSettings(scheme=scheme)
+    settings = settings or ExportSettings.from_conf(scheme=scheme)
     out = Path(out)
     df = canonical(df)
     if fmt in CRAWLER_FORMATS:

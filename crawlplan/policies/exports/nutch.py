@@ -8,16 +8,27 @@ Apache Nutch (>= 1.14, NUTCH-2368) caps hosts through the HostDB: ``updatehostdb
 ``hostdb.numeric.fields=crawlplan.budget`` turns the fetched pages' metadata into the host's
 ``max.crawlplan.budget``; ``generate -hostdb`` evaluates ``generate.max.count.expr`` per host
 with that value and the HostDB's counts in scope. The expression here subtracts what the host
-already spent, so the cap holds over the whole crawl, not per generate cycle.
+already spent, so the cap holds over the whole crawl, not per generate cycle. The budget lives
+in the seed's CrawlDatum only: ``urlmeta.tags`` is not set (the urlmeta plugin would copy the
+budget to every outlink, on any host), a host without the value falls back to the plan's floor
+inside the expression (JEXL's ``??``; else the strict engine's error leaves the previous host's
+cap in the Generator's reduce loop), and ``crawl-commands.sh`` runs ``updatehostdb -crawldb``
+before each ``generate`` so every host the generator sees has a HostDB entry. Counting in scope
+``generate_host_count`` drops a leading ``www.`` (``regex-normalize-host-count.xml``), so both
+names of a host share one count per generate call.
 
 Common Crawl's fork (Generator2, ``generate.count.mode=domain``) reads
 ``generate.domain.limits.file``: per registered domain, URLs per segment, URLs per host per
-segment, hosts, partitions. Its totals are the per-segment figures times the number of segments.
+segment, hosts, partitions. Its totals are the per-segment figures times ``-maxNumSegments``
+(Generator2 sets ``generate.max.num.segments`` from that flag, default 1, so the command is in
+``crawl-commands.sh``); ``generate.max.count`` caps each domain outside the file. A host's
+``www.`` name has the same registered domain, so it counts toward the same domain line.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,12 +37,14 @@ from xml.sax.saxutils import escape
 import pandas as pd
 
 from crawlplan.hosts import ascii_host, rev_to_host, surt_host, surt_to_rev
-from crawlplan.policies.export import cluster_seeds, crawl_rows, seed_url
-from crawlplan.policies.exports.safety import crawl_host
+from crawlplan.policies.export import cluster_seeds, crawl_rows, floor_budget, seed_url
+from crawlplan.policies.exports.safety import crawl_host, shell_word
 
 SEEDS = "seeds.txt"
 SITE_XML = "nutch-site.xml"
 LIMITS = "generate-domain-limits.txt"
+COMMANDS = "crawl-commands.sh"
+HOST_COUNT_RULES = "regex-normalize-host-count.xml"
 BUDGET_KEY = "crawlplan.budget"
 RANK_KEY = "crawlplan.rank"
 # Spent pages in the HostDB's counts (HostDatum); what is left is the budget minus these.
@@ -85,35 +98,69 @@ def _properties(props: list[tuple[str, str, str]]) -> str:
     return "\n".join(out + ["</configuration>"]) + "\n"
 
 
-def max_count_expr(segments: int) -> str:
+def per_segment(total: int, segments: int) -> int:
+    """A total cap as the per-segment count the generators multiply by the segments (>= 1:
+    both read a count <= 0 as 'no limit')."""
+    return max(1, math.ceil(int(total) / int(segments)))
+
+
+def max_count_expr(segments: int, floor: int) -> str:
     """JEXL for generate.max.count.expr: the host's remaining budget per segment, at least 1
-    (the Generator reads a count <= 0 as 'no limit'); a Double, which the Generator requires."""
-    left = f"(max.{BUDGET_KEY} - {_SPENT})"
+    (the Generator reads a count <= 0 as 'no limit'); a Double, which the Generator requires. A
+    host whose HostDB entry has no budget (outside the plan) gets ``floor``: ``??`` takes the
+    right side for an undefined variable, where the strict engine would fail the expression and
+    the Generator keep the previous host's cap."""
+    left = f"((max.{BUDGET_KEY} ?? {int(floor)}) - {_SPENT})"
     per = f"{left} / {int(segments)}.0" if segments > 1 else f"{left} * 1.0"
     return f"{left} >= {int(segments)} ? {per} : 1.0"
 
 
-def apache_properties(fallback: int, settings) -> str:
-    """nutch-site.xml of Apache Nutch; ``fallback`` is the smallest budget of the plan (1 if none)."""
+def apache_properties(floor: int, settings) -> str:
+    """nutch-site.xml of Apache Nutch; ``floor`` is the cap of hosts without a budget
+    (``export.floor_budget``)."""
     return _properties([
         ("generate.count.mode", "host", "count URLs per host (the budgets are per host)"),
-        ("generate.max.count", str(fallback),
-         "cap for hosts the HostDB has no crawlplan.budget for yet (unfetched seeds, hosts outside "
-         "the plan): the smallest budget of the plan"),
+        ("generate.max.count", str(per_segment(floor, settings.segments)),
+         "per-segment cap of a host the HostDB does not know (hosts outside the plan): the plan's floor "
+         "(policies.export.outside_max_count) / segments"),
         ("generate.hostdb", settings.hostdb, "HostDB that updatehostdb fills; also `generate -hostdb`"),
-        ("generate.max.count.expr", max_count_expr(settings.segments),
-         "per-host cap: crawlplan.budget minus the pages the HostDB counts as spent"),
+        ("generate.max.count.expr", max_count_expr(settings.segments, floor),
+         "per-host cap: crawlplan.budget (the floor for a host without one) minus the pages the HostDB "
+         "counts as spent"),
         ("hostdb.numeric.fields", BUDGET_KEY, "updatehostdb aggregates this CrawlDatum metadata into "
                                               "max./min./avg.crawlplan.budget of each host"),
-        ("urlmeta.tags", f"{BUDGET_KEY},{RANK_KEY}",
-         "with the urlmeta plugin in plugin.includes, outlinks inherit the host's budget and rank"),
-    ])
+        ("urlnormalizer.regex.file.generate_host_count", HOST_COUNT_RULES,
+         "the generator counts a host's www. name with the host (urlnormalizer-regex, scope generate_host_count)"),
+    ]).replace("<configuration>", "<!-- crawlplan: do not list crawlplan.budget in urlmeta.tags: the urlmeta "
+               "plugin copies it to every outlink, on any host -->\n<configuration>", 1)
+
+
+def host_count_rules() -> str:
+    """regex-normalize rules of scope generate_host_count: a leading ``www.`` is dropped."""
+    return "\n".join(['<?xml version="1.0"?>',
+                      "<!-- crawlplan: the generator counts http(s)://www.host/ with http(s)://host/ -->",
+                      "<regex-normalize>", "<regex>", "  <pattern>^(https?://)www\\.</pattern>",
+                      "  <substitution>$1</substitution>", "</regex>", "</regex-normalize>"]) + "\n"
+
+
+def apache_commands(settings) -> str:
+    """The rounds that keep the caps: a HostDB entry for every host, then one generate call."""
+    hostdb = shell_word(settings.hostdb)
+    return "\n".join([
+        "#!/bin/sh",
+        "# crawlplan for Apache Nutch: inject once, then per round (fetch, parse, updatedb as usual)",
+        "# updatehostdb from the CrawlDB first, so every host the generator sees has a HostDB entry.",
+        "set -e",
+        "bin/nutch inject crawl/crawldb seeds.txt",
+        f"bin/nutch updatehostdb -hostdb {hostdb} -crawldb crawl/crawldb",
+        f"bin/nutch generate crawl/crawldb crawl/segments -hostdb {hostdb} -maxNumSegments {int(settings.segments)}",
+    ]) + "\n"
 
 
 def _apache(df: pd.DataFrame, settings) -> dict[str, str]:
-    rows = crawl_rows(df, "nutch")
-    fallback = int(rows.allocated_pages.min()) if len(rows) else 1
-    return {SEEDS: "\n".join(seed_lines(df, settings)) + "\n", SITE_XML: apache_properties(fallback, settings)}
+    floor = floor_budget(crawl_rows(df, "nutch"), settings)
+    return {SEEDS: "\n".join(seed_lines(df, settings)) + "\n", SITE_XML: apache_properties(floor, settings),
+            HOST_COUNT_RULES: host_count_rules(), COMMANDS: apache_commands(settings)}
 
 
 def limit_domain(surt_host_name: str, registered_domain) -> str:
@@ -163,21 +210,48 @@ def domain_limits(df: pd.DataFrame, settings) -> pd.DataFrame:
     return out.sort_values(["first_rank", "domain"]).reset_index(drop=True)
 
 
-def cc_properties(settings) -> str:
+def cc_properties(floor: int, settings) -> str:
+    """nutch-site.xml of Common Crawl's fork. No generate.max.num.segments: Generator2 sets it
+    from ``-maxNumSegments`` (crawl-commands.sh)."""
     return _properties([
         ("generate.count.mode", "domain", "Generator2 applies the domain limits file only in domain mode"),
         ("generate.domain.limits.file", LIMITS, "the per-domain limits written beside this file"),
-        ("generate.max.num.segments", str(int(settings.segments)),
-         "segments per generate call: the limits are per segment, totals are limits x segments"),
+        ("generate.max.count", str(per_segment(floor, settings.segments)),
+         "URLs per segment of a domain not in the limits file: the plan's floor "
+         "(policies.export.outside_max_count) / segments"),
         ("partition.url.mode", "byDomain", "partition fetch lists by domain, as the limits are"),
     ])
+
+
+def cc_commands(settings) -> str:
+    """The Generator2 call the limits are written for: totals are per-segment figures x N."""
+    n = int(settings.segments)
+    return "\n".join([
+        "#!/bin/sh",
+        f"# crawlplan for Common Crawl's Nutch: the limits file holds per-segment figures for {n} segment(s).",
+        "# Generator2 takes the number of segments from -maxNumSegments only (default 1; it overwrites",
+        "# generate.max.num.segments), so without the flag a domain gets 1/N of its budget.",
+        "set -e",
+        f"bin/nutch org.apache.nutch.crawl.Generator2 crawl/crawldb crawl/segments -maxNumSegments {n}",
+    ]) + "\n"
+
+
+def commands_segments(path: Path) -> int:
+    """The ``-maxNumSegments`` of a command file's Generator2 or generate call."""
+    found = re.findall(r"^bin/nutch \S*[Gg]enerat\S* .* -maxNumSegments (\d+)$", path.read_text(encoding="utf-8"),
+                       re.MULTILINE)
+    if len(found) != 1:
+        raise ValueError(f"{path}: expected one generate call with -maxNumSegments, found {len(found)}")
+    return int(found[0])
 
 
 def _cc(df: pd.DataFrame, settings) -> dict[str, str]:
     limits = domain_limits(df, settings)
     body = [limits_line(r.domain, r.total, r.largest, r.hosts, settings) for r in limits.itertuples(index=False)]
+    floor = floor_budget(crawl_rows(df, "cc-nutch"), settings)
     return {LIMITS: "\n".join(limits_head(settings) + body) + "\n",
-            SEEDS: "\n".join(seed_lines(df, settings, "cc-nutch")) + "\n", SITE_XML: cc_properties(settings)}
+            SEEDS: "\n".join(seed_lines(df, settings, "cc-nutch")) + "\n", SITE_XML: cc_properties(floor, settings),
+            COMMANDS: cc_commands(settings)}
 
 
 def read_seeds(path: Path) -> pd.DataFrame:
@@ -219,7 +293,7 @@ def _read_cc(folder: Path) -> pd.DataFrame:
     rounding of totals to whole segments)."""
     seeds = _read_apache(folder)
     limits = read_limits(folder / LIMITS).set_index("domain")
-    segments = int(read_properties(folder / SITE_XML).get("generate.max.num.segments", 1))
+    segments = commands_segments(folder / COMMANDS)
     for r in seeds.itertuples(index=False):
         host = rev_to_host(surt_to_rev(r.surt_host_name))
         lim = next((limits.loc[d] for d in _suffixes(host) if d in limits.index), None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 from urllib.parse import urlsplit
 
 from crawlplan.hosts import ascii_host, rev_to_host, strip_www, surt_to_rev
@@ -39,6 +40,12 @@ def written_host(surt_host_name: str) -> str:
 def crawl_surt(surt_host_name: str) -> str:
     """The host key in SURT order built only from the valid host (A-labels, lower case)."""
     return ",".join(reversed(written_host(surt_host_name).split(".")))
+
+
+def shell_word(text: str) -> str:
+    """One word of a command file (``crawl-commands.sh``): quoted for the shell, so a path
+    setting with spaces, ``;`` or ``$`` stays one argument and runs nothing."""
+    return shlex.quote(str(text))
 
 
 def valid_seed_url(url, host: str | None = None) -> bool:

@@ -35,6 +35,7 @@ from crawlplan.policies.export import (
     PLAN_COLUMN,
     TABLE_FILES,
     csv_line,
+    floor_budget,
     json_line,
 )
 from crawlplan.policies.exports import heritrix, nutch, urlfrontier
@@ -126,23 +127,27 @@ def _heritrix_fragments(n: int, settings):
             out = []
             for row in pdf.itertuples(index=False):
                 pos = int(getattr(row, POSITION))
-                (budget, prec), values, uri, seeds = heritrix.host_entry(row, pos, n, settings)
-                out.append((0, 0, prec, -budget, pos, "", "\n".join(values)))
+                (pages, prec), values, uri, seeds, queue = heritrix.host_entry(row, pos, n, settings)
+                out.append((0, 0, prec, -pages, pos, "", "\n".join(values)))
                 out += [(0, 1, rank, 0, pos, "", "\n".join(lines)) for rank, lines in uri.items()]
+                out.append((0, 2, 0, 0, pos, "", "\n".join(queue)))     # after every shared sheet
                 out.append((1, 0, 0, 0, pos, "", "\n".join(seeds)))
             yield _frame(out)
     return run
 
 
-def _sheet_fragments(batches):
-    """The opening and closing lines of each sheet, around its hosts' lines."""
-    for pdf in batches:
-        out = []
-        for k1, k2, k3 in zip(pdf.k1, pdf.k2, pdf.k3):
-            head, tail = heritrix.budget_sheet(-int(k3), int(k2)) if k1 == 0 else heritrix.uri_sheet(int(k2))
-            out += [(0, int(k1), int(k2), int(k3), 0, "", "\n".join(head)),
-                    (0, int(k1), int(k2), int(k3), _LAST, "", "\n".join(tail))]
-        yield _frame(out)
+def _sheet_fragments(settings):
+    """The opening and closing lines of each shared sheet, around its hosts' lines."""
+    def run(batches):
+        for pdf in batches:
+            out = []
+            for k1, k2, k3 in zip(pdf.k1, pdf.k2, pdf.k3):
+                head, tail = (heritrix.budget_sheet(-int(k3), int(k2), settings) if k1 == 0
+                              else heritrix.uri_sheet(int(k2)))
+                out += [(0, int(k1), int(k2), int(k3), 0, "", "\n".join(head)),
+                        (0, int(k1), int(k2), int(k3), _LAST, "", "\n".join(tail))]
+            yield _frame(out)
+    return run
 
 
 def _nutch_fragments(n: int, settings, domains: bool):
@@ -244,6 +249,13 @@ class _Job:
                       .withColumn(POSITION, F.col("_offset") + within + 1).drop("_part", "_offset", "_id"))
         return positioned, before
 
+    @staticmethod
+    def _floor(rows: DataFrame, n: int, settings) -> int:
+        """``export.floor_budget`` of the carried rows: one aggregate, only when the setting is 0."""
+        if settings.outside_max_count > 0 or not n:
+            return floor_budget(pd.DataFrame({"allocated_pages": []}), settings)
+        return int(rows.agg(F.min("allocated_pages")).first()[0])
+
     def _fragments(self, rows: DataFrame, run) -> DataFrame:
         folder = storage.join(self.work, "fragments")
         rows.mapInPandas(run, FRAGMENTS).write.parquet(folder)
@@ -254,11 +266,11 @@ class _Job:
         if fmt == "heritrix":
             frags = self._fragments(rows, _heritrix_fragments(n, settings))
             beans = frags.where(F.col("f") == 0)
-            keys = beans.select("k1", "k2", "k3").distinct()
+            keys = beans.where(F.col("k1") < 2).select("k1", "k2", "k3").distinct()
             sheets = keys.agg(F.count(F.when(F.col("k1") == 0, 1)).alias("budget"),
                               F.count(F.when(F.col("k1") == 1, 1)).alias("uri")).first()
-            heads = keys.mapInPandas(_sheet_fragments, FRAGMENTS)
-            preamble = heritrix.preamble(n, int(sheets["budget"]), int(sheets["uri"]), int(settings.precedence_levels))
+            heads = keys.mapInPandas(_sheet_fragments(settings), FRAGMENTS)
+            preamble = heritrix.preamble(n, int(sheets["budget"]), int(sheets["uri"]), settings)
             self._file(beans.unionByName(heads), storage.join(out, heritrix.BEANS),
                        head="\n".join(preamble) + "\n", tail=heritrix.FOOTER + "\n")
             self._file(frags.where(F.col("f") == 1), storage.join(out, heritrix.SEEDS), empty="\n")
@@ -272,11 +284,14 @@ class _Job:
                     F.min("k2").alias("first_rank"))
                 self._file(domains.mapInPandas(_limits_fragments(settings), FRAGMENTS),
                            storage.join(out, nutch.LIMITS), head="\n".join(nutch.limits_head(settings)) + "\n")
-                storage.write_text(self.spark, storage.join(out, nutch.SITE_XML), nutch.cc_properties(settings))
-            else:
-                smallest = rows.agg(F.min("allocated_pages")).first()[0] if n else 1
                 storage.write_text(self.spark, storage.join(out, nutch.SITE_XML),
-                                   nutch.apache_properties(int(smallest), settings))
+                                   nutch.cc_properties(self._floor(rows, n, settings), settings))
+                storage.write_text(self.spark, storage.join(out, nutch.COMMANDS), nutch.cc_commands(settings))
+            else:
+                storage.write_text(self.spark, storage.join(out, nutch.SITE_XML),
+                                   nutch.apache_properties(self._floor(rows, n, settings), settings))
+                storage.write_text(self.spark, storage.join(out, nutch.HOST_COUNT_RULES), nutch.host_count_rules())
+                storage.write_text(self.spark, storage.join(out, nutch.COMMANDS), nutch.apache_commands(settings))
         else:
             frags = self._fragments(rows, _urlfrontier_fragments(settings))
             self._file(frags.where(F.col("f") == 0), storage.join(out, urlfrontier.PUT))

@@ -11,16 +11,22 @@ has no queue priority, so the order of PutURLs and ``crawlplan.rank`` are what a
 service counts a queue's completed URLs against the limit, and refuses a limit for a queue that
 does not exist yet: send them after the PutURLs. A limit of 0 means no limit, so hosts without a
 budget are not put at all.
+
+Both names of a host are one queue with one limit: the service takes an item's ``key`` as
+given and only an empty key becomes the URL's host as written (``provideMissingKey``, ``www.``
+kept), so a client that puts discovered URLs or redirect targets (``https://www.host/`` after
+``http://host/``) must set ``key`` to ``url_queue_key(url)``, the rule the export's keys follow.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pandas as pd
 
-from crawlplan.hosts import strip_www, surt_host
+from crawlplan.hosts import ascii_host, strip_www, surt_host
 from crawlplan.policies.export import cluster_seeds, crawl_rows, json_text, seed_url
 from crawlplan.policies.exports.safety import UINT32_MAX, written_host
 
@@ -31,6 +37,14 @@ LIMITS = "setcrawllimit.jsonl"
 def queue_key(surt_host_name: str) -> str:
     """The queue key: the valid host in ASCII without a leading ``www.`` (a ValueError otherwise)."""
     return strip_www(written_host(surt_host_name))
+
+
+def url_queue_key(url: str) -> str:
+    """The queue key of any URL a client puts (a seed, an outlink, a redirect target): its host
+    in ASCII without a leading ``www.``, as ``queue_key`` writes a planned host's ('' when the URL
+    has no valid host: the client leaves it to the service)."""
+    host = ascii_host(urlsplit(str(url)).hostname or "")
+    return strip_www(host) if host else ""
 
 
 def _line(obj: dict) -> str:
