@@ -35,8 +35,8 @@ KEPT_MIN_SHARE = 0.01
 AUTO = "auto"
 FIRST_KEPT_YEAR = 2026      # the first release that keeps www. (cc-main-2025-26-nov-dec-jan; cc-pyspark#56, #57)
 MEASURED, DATE_RULE = "measured", "date"
-_GRAPH_YEARS = re.compile(r"cc-main-(\d{4})(?:-(\d{2}))?-", re.IGNORECASE)
-_CRAWL_YEAR = re.compile(r"CC-MAIN-(\d{4})-\d{2}", re.IGNORECASE)
+_GRAPH_YEARS = re.compile(r"cc-main-(\d{4})(?:-(\d{2}))?-")          # web graph releases: lower case
+_CRAWL_YEAR = re.compile(r"CC-MAIN-(\d{4})-\d{2}")                   # crawls: upper case
 
 
 @dataclass(frozen=True)
