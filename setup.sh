@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command on a fresh machine: Java check (apt install when missing and possible), .venv with
-# everything installed, then the main pipeline on the embedded demo crawl.
+# everything installed, headless Chromium for `crawlplan report-check` (apt when missing and
+# possible; setup goes on without it), then the main pipeline on the embedded demo crawl.
 #   ./setup.sh            set up and run `crawlplan run` (outputs in out/, report path printed)
 #   ./setup.sh --no-run   set up only
 set -euo pipefail
@@ -40,6 +41,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e ".[test]"
   touch "$stamp"
 fi
+scripts/install-chromium.sh || echo "setup: continuing without Chromium (only crawlplan report-check needs it)" >&2
 echo "setup: ready (.venv, $(java -version 2>&1 | head -1))"
 if [ "$RUN" = 1 ]; then
   exec .venv/bin/crawlplan run

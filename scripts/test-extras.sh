@@ -6,14 +6,7 @@
 # Each test skips with a clear reason when its tool is missing; this script makes them present.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO=sudo; else SUDO=none; fi
-  if [ "$SUDO" != none ] && command -v apt-get >/dev/null; then
-    echo "test-extras: installing chromium (report browser test)"
-    $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
-      || echo "test-extras: chromium could not be installed; the browser test will skip"
-  fi
-fi
+scripts/install-chromium.sh || echo "test-extras: chromium could not be installed; the browser test will skip"
 if [ ! -x .venv-airflow/bin/python ] || ! .venv-airflow/bin/python -c "import airflow, airflow.providers.apache.spark" 2>/dev/null; then
   echo "test-extras: creating .venv-airflow (Airflow DAG import test)"
   python3 -m venv .venv-airflow \

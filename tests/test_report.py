@@ -44,9 +44,9 @@ def test_a_broken_figure_shows_an_error_box_and_the_rest_still_renders():
     frames = _frames("icc")
     frames["sample_reliability"] = pd.DataFrame({"k": [1, 2], "spearman": [0.1, 0.2]})  # columns missing
     html, stats = build.build_html(frames, [], CONF)
-    assert len(stats.failed) == 1 and "Figure 4" in stats.failed[0]
-    assert 'class="error">could not draw <b>Figure 4' in html
-    assert stats.figures == 1 and "Figure 12" in html
+    assert len(stats.failed) == 1 and "k-sample reliability (paper: Figure 4)" in stats.failed[0]
+    assert 'class="error">could not draw <b>Figure 5: k-sample reliability (paper: Figure 4)' in html
+    assert stats.figures == 1 and "Classifier correlation matrix (paper: Figure 12)" in html
 
 
 def test_demo_banner_only_when_a_marker_says_demo_models():
@@ -99,7 +99,7 @@ def test_crawl_curves_are_drawn_when_a_run_records_them():
     frames = _frames("site_eval")
     frames["crawl_curves"] = pd.DataFrame(rows)
     html, stats = build.build_html(frames, [], CONF)
-    assert "<h3>Crawl curves</h3>" in html and stats.failed == []
+    assert re.search(r"<h3>Figure \d+: Crawl curves</h3>", html) and stats.failed == []
     fig = figures_source.fig_crawl_curves(frames)
     assert len(fig.axes) == 4 and len(fig.axes[0].lines) == 2
     html_without, _ = build.build_html(_frames("site_eval"), [], CONF)

@@ -65,8 +65,11 @@ def test_report_node_writes_index_html_with_every_figure(full_report):
     assert counters["datasets_missing"] == 0, re.findall(r'class="missing">dataset <code>(\w+)', html)
     # 11 paper/summary figures + one graph per learned sitemap (2 synthetic sites; the third has an error)
     assert counters["figures"] == 13
-    for fig in ("Figure 1", "Figure 2", "Figure 3", "Figure 4", "Figure 5", "Figure 6", "Figure 7",
-                "Figure 9", "Figure 12", "Budget summary", "Sitemaps as graphs"):
+    numbers = [int(n) for n in re.findall(r'alt="Figure (\d+):', html)]
+    assert numbers == list(range(1, 14))  # every drawn figure, numbered in reading order
+    for fig in ("paper: Figure 1)", "paper: Figure 2)", "paper: Figure 3)", "paper: Figure 4)", "paper: Figure 5)",
+                "paper: Figure 6)", "paper: Figure 7)", "paper: Figure 9)", "paper: Figure 12)", "Budget summary",
+                "Sitemaps as graphs"):
         assert fig in html
     assert html.count("<img ") == 13
     assert 'class="missing"' not in html
@@ -87,13 +90,14 @@ def test_report_shows_counts_inputs_config_and_demo_banner(full_report):
 def test_report_opens_in_headless_chromium(full_report):
     chromium = browser.find_chromium()
     if not chromium:
-        pytest.skip("no chromium binary found: install it with `apt-get install -y chromium` "
-                    "(or set CRAWLPLAN_CHROMIUM to a Chrome/Chromium binary)")
+        pytest.skip(f"no chromium binary found: {browser.INSTALL_HINT}")
     _, index = full_report
     result = browser.check_in_browser(index, chromium)
     assert result["title"] == "crawlplan report"
     assert len(result["images"]) == 13
     assert all(img["inline"] and img["naturalWidth"] > 100 for img in result["images"])
+    assert result["viewport_width"] == browser.WIDTH and result["tables"] >= 20
+    assert result["wide_tables"] == []  # every table fits a 1280 px window
     assert browser.problems(result) == []
 
 
@@ -101,13 +105,16 @@ def test_browser_probe_catches_broken_pages(tmp_path):
     """The probe itself must see errors, or the test above proves nothing."""
     chromium = browser.find_chromium()
     if not chromium:
-        pytest.skip("no chromium binary found: install it with `apt-get install -y chromium`")
+        pytest.skip(f"no chromium binary found: {browser.INSTALL_HINT}")
     bad = tmp_path / "bad.html"
     bad.write_text('<!DOCTYPE html><html><head><title>x</title></head><body>'
                    '<img alt="broken" src="data:image/png;base64,AAAA">'
                    '<img alt="remote" src="https://example.invalid/x.png">'
+                   '<h3>Table 1: wide</h3><div class="tablewrap"><table><tr><td style="white-space:nowrap">'
+                   + "wide " * 600 + '</td></tr></table></div>'
                    '<script>console.error("boom"); notDefined();</script></body></html>')
     found = browser.problems(browser.check_in_browser(bad, chromium))
+    assert any("table wider than the page at 1280 px: Table 1: wide" in p for p in found), found
     assert any("notDefined" in p for p in found)
     assert any("boom" in p for p in found)
     assert any("image not loaded: broken" in p for p in found)

@@ -35,8 +35,12 @@ def register(subparsers) -> None:
                     help="also pack this virtual environment (default .venv) as crawlplan-env.tar.gz")
     pk.set_defaults(func="crawlplan.ops.commands:cmd_package")
 
-    rc = subparsers.add_parser("report-check", help="open a report in headless Chromium: loads, no console errors, images drawn")
+    rc = subparsers.add_parser("report-check", help="open a report in headless Chromium: loads, no console errors, "
+                               "images drawn, tables fit a 1280 px window")
     rc.add_argument("html", nargs="?", default="out/report/index.html")
+    rc.add_argument("--screenshot", metavar="PNG", help="also save a 1280 px wide screenshot (the docs' images)")
+    rc.add_argument("--section", metavar="ID", help="with --screenshot: that section alone (run, rq1, ..., source)")
+    rc.add_argument("--height", type=int, default=1000, help="with --screenshot: its height in pixels (default 1000)")
     rc.set_defaults(func="crawlplan.ops.commands:cmd_report_check")
 
     dc = subparsers.add_parser("docs", help="generated documentation pages")

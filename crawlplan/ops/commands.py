@@ -18,7 +18,7 @@ from crawlplan.ops.airflow import render_dag
 from crawlplan.ops.docs import render_datasets
 from crawlplan.ops.package import describe_usage, package
 from crawlplan.paths import project_home
-from crawlplan.report.browser import check_in_browser, problems
+from crawlplan.report.browser import check_in_browser, problems, screenshot
 from crawlplan.security import redact_args
 
 
@@ -110,9 +110,13 @@ def cmd_report_check(args) -> int:
         raise FileNotFoundError(f"no report at {args.html}: run `crawlplan run` (node report) first")
     result = check_in_browser(args.html)
     found = problems(result)
-    print(f"{args.html}: {len(result.get('images', []))} images, title {result.get('title')!r}, via {result['chromium']}")
+    print(f"{args.html}: {len(result.get('images', []))} images, {result.get('tables', 0)} tables, "
+          f"title {result.get('title')!r}, via {result['chromium']}")
     for line in found:
         print(f"  problem: {line}")
     print("clean" if not found else f"{len(found)} problem(s)")
+    if args.screenshot:
+        png = screenshot(args.html, args.screenshot, height=args.height, section=args.section)
+        print(f"wrote {png} ({png.stat().st_size // 1024} KiB)")
     return 0 if not found else 1
 

@@ -15,7 +15,7 @@ import pandas as pd
 import yaml
 
 from crawlplan import __version__
-from crawlplan.report import figures_hosts, figures_source
+from crawlplan.report import answers, figures_hosts, figures_source
 from crawlplan.report.render import (
     CSS,
     Missing,
@@ -52,13 +52,18 @@ class BuildStats:
 
 
 class Page:
-    """Accumulates sections; ``figure``/``table`` never raise."""
+    """Accumulates sections; ``figure``/``table`` never raise. Figures and tables are numbered in
+    reading order; ``paper=`` names the paper's own number, shown in the caption."""
 
-    def __init__(self, frames: dict):
+    def __init__(self, frames: dict, demo: bool = False):
         self.frames = frames
+        self.demo = demo
         self.parts: list[str] = []
         self.toc: list[tuple[str, str]] = []
+        self.answers: list[tuple[str, str, str]] = []
         self.stats = BuildStats()
+        self.n_figures = 0
+        self.n_tables = 0
 
     def section(self, anchor: str, title: str, intro: str = "") -> None:
         if self.toc:
@@ -68,13 +73,38 @@ class Page:
         if intro:
             self.parts.append(f"<p>{intro}</p>")
 
+    def answer(self, fn, *args, scores: bool = True) -> None:
+        """The section's answer, computed from the frames; ``scores``: it rests on classifier
+        scores, so a run on the demo models says so."""
+        try:
+            text = fn(self.frames, *args)
+        except Missing as m:
+            text = f"No answer in this run: dataset {m.dataset} {m.why or 'was not produced'}."
+        except Exception as exc:  # an answer that fails must not cost the section
+            self.stats.failed.append(f"answer {self.toc[-1][0]}: {type(exc).__name__}: {exc}")
+            text = f"No answer: computing it failed ({type(exc).__name__}: {str(exc)[:200]})."
+        caveat = answers.DEMO_CAVEAT if scores and self.demo else ""
+        anchor, title = self.toc[-1]
+        self.answers.append((anchor, title, text))
+        self.parts.append(f'<p class="answer"><b>Answer.</b> {esc(text)}'
+                          + (f' <span class="caveat">{esc(caveat)}</span>' if caveat else "") + "</p>")
+
     def h3(self, text: str) -> None:
         self.parts.append(f"<h3>{esc(text)}</h3>")
 
     def raw(self, html: str) -> None:
         self.parts.append(html)
 
-    def figure(self, title: str, caption: str, fn, *args) -> None:
+    def _figure_title(self, title: str, paper: str = "") -> str:
+        self.n_figures += 1
+        return f"Figure {self.n_figures}: {title}" + (f" (paper: {paper})" if paper else "")
+
+    def _table_title(self, title: str, paper: str) -> str:
+        self.n_tables += 1
+        return f"Table {self.n_tables}: {title}" + (f" (paper: {paper})" if paper else "")
+
+    def figure(self, title: str, caption: str, fn, *args, paper: str = "") -> None:
+        title = self._figure_title(title, paper)
         self.h3(title)
         try:
             self.parts.append(figure_html(fn(self.frames, *args), title, caption))
@@ -86,10 +116,14 @@ class Page:
             self.stats.failed.append(f"{title}: {type(exc).__name__}: {exc}")
             self.parts.append(error_box(title, exc))
 
+    def frame_table(self, title: str, df: pd.DataFrame, max_rows: int = 60, paper: str = "") -> None:
+        self.h3(self._table_title(title, paper))
+        self.parts.append(table_html(df, max_rows=max_rows))
+
     def table(self, title: str, name: str, dataset: str | None = None, *, columns=None, sort=None,
-              query=None, max_rows: int = 60, empty_text: str = "") -> None:
-        if title:
-            self.h3(title)
+              query=None, max_rows: int = 60, empty_text: str = "", paper: str = "") -> None:
+        title = self._table_title(title, paper)
+        self.h3(title)
         try:
             df = need(self.frames, name, dataset)
             if query is not None:
@@ -106,16 +140,19 @@ class Page:
             self.stats.missing.append(m.dataset)
             self.parts.append(missing_box(m.dataset, m.why))
         except Exception as exc:
-            self.stats.failed.append(f"table {title or name}: {type(exc).__name__}: {exc}")
-            self.parts.append(error_box(title or name, exc))
+            self.stats.failed.append(f"{title}: {type(exc).__name__}: {exc}")
+            self.parts.append(error_box(title, exc))
 
     def html(self, header: str, banners: str) -> str:
         nav = "".join(f'<a href="#{esc(a)}">{esc(t)}</a>' for a, t in self.toc)
+        found = "".join(f'<li><a href="#{esc(a)}">{esc(t)}</a>: {esc(text)}</li>' for a, t, text in self.answers)
+        caveat = f'<p class="caveat">{esc(answers.DEMO_CAVEAT)}</p>' if self.demo else ""
+        summary = f'<div class="findings"><h2>Findings</h2>{caveat}<ul>{found}</ul></div>' if found else ""
         body = "".join(self.parts) + ("</section>" if self.toc else "")
         return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
                 f'<meta name="viewport" content="width=device-width, initial-scale=1">'
                 f"<title>crawlplan report</title><style>{CSS}</style></head><body>"
-                f"{header}{banners}<nav>{nav}</nav><main>{body}</main></body></html>")
+                f"{header}{banners}<nav>{nav}</nav><main>{summary}{body}</main></body></html>")
 
 
 def demo_notes(markers: list[dict]) -> list[str]:
@@ -149,12 +186,12 @@ def _inputs_table(conf: dict, markers: list[dict]) -> pd.DataFrame:
 
 def _run_section(page: Page, conf: dict, markers: list[dict], problems: dict[str, str]) -> None:
     page.section("run", "Run: inputs, nodes, record and reject counts")
-    page.h3("Inputs")
-    page.raw(table_html(_inputs_table(conf, markers), max_rows=50))
-    page.h3("Nodes (from the completion markers)")
+    page.answer(answers.run, scores=False)
+    page.frame_table("Inputs", _inputs_table(conf, markers), max_rows=50)
     if markers:
-        page.raw(table_html(node_table(markers), max_rows=200))
+        page.frame_table("Nodes (from the completion markers)", node_table(markers), max_rows=200)
     else:
+        page.h3(page._table_title("Nodes (from the completion markers)", ""))
         page.raw(missing_box("_markers", "has no completion markers in this run"))
     page.table("WARC files by read status", "warc_files", columns=["status", "files", "records", "responses",
                                                                    "documents", "rejected", "bytes", "seconds", "retries"])
@@ -178,63 +215,73 @@ def _run_section(page: Page, conf: dict, markers: list[dict], problems: dict[str
 
 def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "crawlplan run report",
                out_dir: str = "", problems: dict[str, str] | None = None) -> tuple[str, BuildStats]:
-    page = Page(frames)
+    page = Page(frames, demo=bool(demo_notes(markers)))
     policies = conf.get("policies") or {}
     preferred = (policies.get("simulate") or {}).get("classifier") or policies.get("classifier")
     _run_section(page, conf, markers, problems or {})
 
     page.section("rq1", "RQ1: is quality a host property?")
-    page.figure("Figure 1: ICC1 per classifier", "Between-host share of the variance of page scores "
-                "(one-way random-effects ICC1). true_quality, when present, is the demo's planted quality.", figures_hosts.fig_icc)
-    page.table("ICC1 table (Table 8)", "icc", columns=["classifier", "min_docs", "hosts", "documents", "mean_docs",
-                                                        "icc1", "reliability", "correlation_ceiling"],
-               sort=["min_docs", "classifier"])
+    page.answer(answers.rq1)
+    page.figure("ICC1 per classifier", "Between-host share of the variance of page scores "
+                "(one-way random-effects ICC1). true_quality, when present, is the demo's planted quality.",
+                figures_hosts.fig_icc, paper="Figure 1")
+    page.table("ICC1 by classifier and minimum documents per host", "icc", paper="Table 8",
+               columns=["classifier", "min_docs", "hosts", "documents", "mean_docs", "icc1", "reliability",
+                        "correlation_ceiling"], sort=["min_docs", "classifier"])
 
     page.section("rq2", "RQ2: does centrality find quality?")
-    page.figure("Figure 2: yield against random at a 10% budget", "Hosts are fetched whole in each policy's "
+    page.answer(answers.rq2)
+    page.figure("Yield against random at a 10% budget", "Hosts are fetched whole in each policy's "
                 "order; bars are the high-quality yield divided by random ordering's (dashed line = random).",
-                figures_hosts.fig_yield_at_budget)
-    page.figure("Figure 9: yield across budgets", "Mean yield over seeds; the band is the min-max over runs.",
-                figures_hosts.fig_yield_budgets)
-    page.figure("Figure 3: correlations by language", "Spearman of log harmonic centrality with each "
+                figures_hosts.fig_yield_at_budget, paper="Figure 2")
+    page.figure("Yield across budgets", "Mean yield over seeds; the band is the min-max over runs.",
+                figures_hosts.fig_yield_budgets, paper="Figure 9")
+    page.figure("Correlations by language", "Spearman of log harmonic centrality with each "
                 "classifier's host median, pooled and per primary host language; whiskers are bootstrap CIs.",
-                figures_hosts.fig_correlations_by_language)
-    page.table("Correlations (Tables 4-6)", "correlations", query=lambda d: d[d["stratum_kind"] != "tld_category"]
-               if len(d) > 60 else d, columns=["metric", "classifier", "stratum_kind", "stratum", "hosts", "spearman",
-                                               "ci_low", "ci_high", "kendall", "weighted_spearman"],
-               sort=["metric", "classifier", "stratum_kind", "stratum"], max_rows=120)
-    page.table("Score distributions (Table 7)", "score_distributions", sort=["classifier", "stratum"])
-    page.table("Rank stability between graph releases (Table 2)", "rank_stability",
+                figures_hosts.fig_correlations_by_language, paper="Figure 3")
+    page.table("Centrality against host quality", "correlations", paper="Tables 4-6",
+               query=lambda d: d[d["stratum_kind"] != "tld_category"] if len(d) > 60 else d,
+               columns=["metric", "classifier", "stratum_kind", "stratum", "hosts", "spearman", "ci_low", "ci_high",
+                        "kendall", "weighted_spearman"], sort=["metric", "classifier", "stratum_kind", "stratum"],
+               max_rows=120)
+    page.table("Score distributions", "score_distributions", sort=["classifier", "stratum"], paper="Table 7")
+    page.table("Rank stability between graph releases", "rank_stability", paper="Table 2",
                empty_text="not computed: set stats.host_graph.previous_release to a second graph release")
 
     page.section("rq3", "RQ3: how deep to crawl each host?")
-    page.figure("Figure 4: k-sample reliability", "Spearman between the quality density of k sampled pages "
-                "and that of the host's remaining pages (band: sd over seeds).", figures_hosts.fig_sample_reliability)
-    page.figure("Figure 5: depth policies across budgets", "Sampled probe pages are charged to the budget; "
-                "dashed *_free lines are the same policies with the sample known beforehand.", figures_hosts.fig_depth_policies)
+    page.answer(answers.rq3)
+    page.figure("k-sample reliability", "Spearman between the quality density of k sampled pages "
+                "and that of the host's remaining pages (band: sd over seeds).", figures_hosts.fig_sample_reliability,
+                paper="Figure 4")
+    page.figure("Depth policies across budgets", "Sampled probe pages are charged to the budget; dashed "
+                "*_free lines are the same policies with the sample known beforehand.", figures_hosts.fig_depth_policies,
+                paper="Figure 5")
     page.table("Depth policies near a 10% budget", "depth_sim", query=_near_budget,
                columns=["population", "policy", "k", "budget_frac", "yield_mean", "vs_uniform", "share_of_oracle",
                         "detail"])
 
     page.section("rq4", "RQ4: does the deployed crawl follow quality?")
-    page.figure("Figure 6: coverage against quality density", "Hosts binned by crawl coverage from the host "
-                "index and quality density (log colour scale).", figures_hosts.fig_coverage_density, preferred)
-    page.figure("Figure 7: where the missed high-quality pages are", "Share of the estimated uncrawled "
-                "high-quality pages in each coverage x density cell.", figures_hosts.fig_missed_heatmap, preferred)
-    page.table("Coverage summary (Table 1)", "coverage_summary", sort=["crawl", "source"],
+    page.answer(answers.rq4, preferred)
+    page.figure("Coverage against quality density", "Hosts binned by crawl coverage from the host "
+                "index and quality density (log colour scale).", figures_hosts.fig_coverage_density, preferred,
+                paper="Figure 6")
+    page.figure("Where the missed high-quality pages are", "Share of the estimated uncrawled "
+                "high-quality pages in each coverage x density cell.", figures_hosts.fig_missed_heatmap, preferred,
+                paper="Figure 7")
+    page.table("Coverage summary", "coverage_summary", sort=["crawl", "source"], paper="Table 1",
                columns=["crawl", "source", "hosts", "spearman_coverage_density", "ci_low", "ci_high", "gems",
-                        "gem_share_of_hosts",
-                        "missed_hq", "missed_share_on_gems", "missed_share_low_coverage", "coverage_median",
-                        "density_p90"])
-    page.table("Missed high-quality pages by TLD (Figure 11)", "missed_by_tld",
+                        "gem_share_of_hosts", "missed_hq", "missed_share_on_gems", "missed_share_low_coverage",
+                        "coverage_median", "density_p90"])
+    page.table("Missed high-quality pages by TLD", "missed_by_tld", paper="Figure 11",
                query=lambda d: d.sort_values("share_of_missed", ascending=False), max_rows=30)
-    page.figure("Figure 12: classifier correlation matrix", "Pairwise document-level Spearman; red = agree, "
-                "blue = disagree.", figures_hosts.fig_classifier_matrix)
+    page.figure("Classifier correlation matrix", "Pairwise document-level Spearman; red = agree, "
+                "blue = disagree.", figures_hosts.fig_classifier_matrix, paper="Figure 12")
 
     page.section("budgets", "Crawl plan: per-host budgets")
+    page.answer(answers.budgets)
     page.figure("Budget summary", "Allocated pages by allocation reason (rank, floors, exploration, caps) "
                 "and by the hosts' primary language.", figures_hosts.fig_budget_summary)
-    page.table("By policy", "budgets_by_policy", "budgets")
+    page.table("Budgets by policy", "budgets_by_policy", "budgets")
     page.table("Top hosts by rank", "budgets_top", "budgets", max_rows=25)
 
     _source_section(page)
@@ -251,6 +298,7 @@ def _near_budget(df: pd.DataFrame, budget: float = 0.1) -> pd.DataFrame:
 
 def _source_section(page: Page) -> None:
     page.section("source", "SOUrCe: per-site sitemaps and crawls")
+    page.answer(answers.source, scores=False)
     page.table("Sitemaps", "sitemaps", max_rows=50, query=lambda d: figures_source.sitemap_table({"sitemaps": d}))
     try:
         sites = figures_source.sitemap_sites(page.frames)
@@ -261,12 +309,13 @@ def _source_section(page: Page) -> None:
         page.raw('<p class="note">Clusters of pages as nodes (area ~ pages, colour ~ authority); arcs are the '
                  "cluster adjacency A[i][j], wider = more links.</p><div class=\"grid\">")
         for site in sites:
+            title = page._figure_title(f"sitemap of {site}")
             try:
-                page.raw(figure_html(figures_source.fig_sitemap_graph(page.frames, site), f"sitemap of {site}"))
+                page.raw(figure_html(figures_source.fig_sitemap_graph(page.frames, site), title, title))
                 page.stats.figures += 1
             except Exception as exc:
-                page.stats.failed.append(f"sitemap {site}: {exc}")
-                page.raw(error_box(f"sitemap of {site}", exc))
+                page.stats.failed.append(f"{title}: {exc}")
+                page.raw(error_box(title, exc))
         page.raw("</div>")
     elif "sitemaps" in page.frames and page.frames["sitemaps"] is not None:
         page.raw(missing_box("sitemaps", "has no site with a learned sitemap in this run"))

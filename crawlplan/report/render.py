@@ -18,6 +18,8 @@ matplotlib.use("Agg")  # headless: executors and CI have no display
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from crawlplan.report.labels import column_label  # noqa: E402
+
 
 class Missing(Exception):
     """A figure or table cannot be drawn because a dataset was not produced in this run."""
@@ -100,9 +102,10 @@ def fmt(value, digits: int = 3) -> str:
 
 
 def table_html(df: pd.DataFrame, *, max_rows: int = 60, caption: str = "", digits: int = 3) -> str:
-    """An escaped HTML table; long tables are cut with a visible note (the dataset has the rest)."""
+    """An escaped HTML table with human column headings (``labels.column_label``); long tables are
+    cut with a visible note (the dataset has the rest)."""
     shown = df.head(max_rows)
-    head = "".join(f"<th>{esc(c)}</th>" for c in shown.columns)
+    head = "".join(f'<th title="{esc(c)}">{esc(column_label(c))}</th>' for c in shown.columns)
     body = []
     for row in shown.itertuples(index=False):
         cells = []
@@ -129,15 +132,23 @@ section{margin:28px 0} h2{border-bottom:2px solid #d5dbe3;padding-bottom:4px;fon
 h3{font-size:15px;margin:18px 0 6px}
 figure{margin:10px 0 18px} figure img{max-width:100%;border:1px solid #e1e5ea;background:#fff}
 figcaption{font-size:12.5px;color:#555;margin-top:4px;max-width:900px}
-.tablewrap{overflow-x:auto} table{border-collapse:collapse;font-size:12.5px;margin:6px 0;background:#fff}
-th,td{border:1px solid #dde2e8;padding:3px 7px;text-align:left} th{background:#f1f4f7}
-td.num{text-align:right;font-variant-numeric:tabular-nums} caption{text-align:left;font-weight:600;padding:4px 0}
+.tablewrap{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:12.5px;margin:6px 0;background:#fff;max-width:100%}
+th,td{border:1px solid #dde2e8;padding:3px 7px;text-align:left;overflow-wrap:anywhere}
+th{background:#f1f4f7;vertical-align:bottom;font-weight:600;min-width:4.5em}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal} caption{text-align:left;font-weight:600;padding:4px 0}
 .missing{border:2px dashed #b8c0cc;background:#f4f6f8;color:#4a5563;padding:12px 16px;margin:10px 0;font-size:14px}
 .error{border:2px solid #c0392b;background:#fdecea;color:#7b241c;padding:12px 16px;margin:10px 0;font-size:14px}
 .banner{padding:16px 32px;font-size:16px;font-weight:700}
 .banner.demo{background:#ffdd57;color:#3d2c00;border-bottom:4px solid #e0a800}
 .banner.warn{background:#fdecea;color:#7b241c;border-bottom:3px solid #c0392b}
 .banner ul{margin:6px 0 0;font-weight:400;font-size:14px}
+.answer{font-size:15px;line-height:1.45;background:#eef5ec;border-left:4px solid #3c8d40;padding:8px 12px;
+  max-width:1000px} .answer .caveat{display:block;margin-top:4px;font-size:13px;color:#6b4e00}
+.findings .caveat{font-size:13px;color:#6b4e00;margin:4px 0}
+.findings{background:#fff;border:1px solid #d5dbe3;padding:4px 18px 10px;margin:18px 0}
+.findings h2{border:0;margin:8px 0 4px} .findings li{margin:6px 0;line-height:1.4;max-width:1050px}
+.findings a{color:#24508f;font-weight:600;text-decoration:none}
 .note{font-size:12.5px;color:#666} pre{background:#f3f5f8;padding:10px;overflow-x:auto;font-size:12px}
 details{margin:8px 0} summary{cursor:pointer;font-weight:600}
 .grid{display:flex;flex-wrap:wrap;gap:12px} .grid figure{flex:1 1 480px}
