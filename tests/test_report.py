@@ -62,6 +62,7 @@ def test_counts_from_markers_and_untrusted_text_is_escaped():
     markers = report_synthetic.markers()
     markers[0]["notes"] = ["<img src=x onerror=alert(1)>"]
     html, _ = build.build_html({}, markers, CONF)
+    html = html.replace("<wbr>", "")  # break hints after underscores in table cells
     assert "records_read=900" in html and "rejected=60" in html and "documents=240" in html
     assert "<img src=x" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
     assert "/data/hi" in html  # inputs

@@ -129,3 +129,14 @@ def test_report_check_without_chromium_says_how_to_install_it(tmp_path, monkeypa
         browser.check_in_browser(page)
     with pytest.raises(FileNotFoundError, match="scripts/install-chromium.sh"):
         browser.screenshot(page, tmp_path / "x.png")
+
+
+def test_source_answer_compares_sourCe_with_its_baselines():
+    rows = [("a.org", m, v) for m, v in (("bfs", 0.4), ("tpm", 0.5), ("source", 0.8), ("ceiling", 0.9))]
+    df = pd.DataFrame([{"site": s, "task": "target", "method": m, "metric": "harvest_rate", "value": v}
+                       for s, m, v in rows])
+    assert answers.source({"site_eval": df}) == ("SOUrCe beats BFS and TPM: over 1 site, the target crawl's mean "
+                                                  "final harvest rate is 0.80 for SOUrCe against ceiling 0.90, "
+                                                  "TPM 0.50, BFS 0.40.")
+    df.loc[df["method"] == "tpm", "value"] = 0.85
+    assert answers.source({"site_eval": df}).startswith("SOUrCe does not beat every baseline:")

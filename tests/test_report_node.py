@@ -77,7 +77,7 @@ def test_report_node_writes_index_html_with_every_figure(full_report):
 
 def test_report_shows_counts_inputs_config_and_demo_banner(full_report):
     _, index = full_report
-    html = index.read_text(encoding="utf-8")
+    html = index.read_text(encoding="utf-8").replace("<wbr>", "")  # break hints after underscores in cells
     assert "DEMO MODELS WERE USED" in html
     assert "records_read=900" in html and "rejected=60" in html  # marker counters
     assert "documents=240" in html  # marker rows

@@ -109,14 +109,16 @@ def rq2(frames: dict) -> str:
                        for p, name in (("pr", "PageRank"), ("common_crawl", "Common Crawl's order"),
                                        ("oracle", "the oracle")) if p in by_policy.index)
     text = (f"{verdict}: at a {_pct(chosen)} budget, fetching hosts in harmonic-centrality order yields "
-            f"{_range([hc['min'], hc['max']], _x)} random's high-quality pages over {_n(n_clf, 'classifier')}"
+            f"{_range([hc['min'], hc['max']], _x)} random's high-quality pages "
+            + (f"for {df['classifier'].iloc[0]}" if n_clf == 1 else f"over {_n(n_clf, 'classifier')}")
             + (f" ({others})." if others else "."))
     corr = frames.get("correlations")
     if corr is not None and len(corr):
         pooled = corr[(corr["stratum_kind"] == "all") & (corr["metric"] == "log_hc")].dropna(subset=["spearman"])
         if len(pooled):
             text += (f" Pooled over hosts, Spearman ρ of log harmonic centrality with the host's median score is "
-                     f"{_range(pooled['spearman'], lambda v: f'{v:.2f}')}.")
+                     f"{_range(pooled['spearman'], lambda v: f'{v:.2f}')} over "
+                     f"{_n(pooled['classifier'].nunique(), 'classifier')}.")
     return text
 
 
@@ -189,7 +191,7 @@ def budgets(frames: dict) -> str:
     by_policy = frames.get("budgets_by_policy")
     if by_policy is not None and len(by_policy) and "capped_hosts" in by_policy:
         capped = int(by_policy["capped_hosts"].fillna(0).sum())
-        text += f" Politeness caps {_n(capped, 'host')}."
+        text += f" Politeness caps {_n(capped, 'host')}." if capped else " No host is capped by politeness."
     return text
 
 
@@ -203,11 +205,14 @@ def source(frames: dict) -> str:
         raise Missing("site_eval", "has no harvest rate (no site with known page types)")
     task = sub["task"].iloc[0]
     means = sub.groupby("method")["value"].mean()
-    sites = sub["site"].nunique()
     if "source" not in means.index:
         raise Missing("site_eval", "has no SOUrCe crawl")
-    rest = ", ".join(f"{m} {v:.2f}" for m, v in means.drop("source").sort_values(ascending=False).items())
-    best = means.idxmax()
-    verdict = "SOUrCe crawls best" if best == "source" else f"{best} crawls best"
-    return (f"{verdict}: over {_n(sites, 'site')}, the {task} crawl's mean final harvest rate is {means['source']:.2f} "
-            f"for SOUrCe" + (f" against {rest}." if rest else "."))
+    baselines = [m for m in ("bfs", "tpm") if m in means.index]
+    sota = means["source"]
+    verdict = ("SOUrCe beats " + " and ".join(m.upper() for m in baselines) if baselines and
+               all(sota > means[m] for m in baselines) else "SOUrCe does not beat every baseline" if baselines
+               else "SOUrCe ran without a baseline")
+    rest = ", ".join(f"{m.upper() if m in baselines else m} {means[m]:.2f}" for m in
+                     means.drop("source").sort_values(ascending=False).index)
+    return (f"{verdict}: over {_n(sub['site'].nunique(), 'site')}, the {task} crawl's mean final harvest rate is "
+            f"{sota:.2f} for SOUrCe" + (f" against {rest}." if rest else "."))

@@ -95,8 +95,8 @@ def fmt(value, digits: int = 3) -> str:
     if isinstance(value, float):
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
-        if value.is_integer() and abs(value) >= 1000:
-            return f"{int(value):,}"
+        if abs(value) >= 1000:   # counts and estimates of pages: decimals there are noise
+            return f"{value:,.0f}"
         return f"{value:.{digits}g}" if abs(value) < 1e-3 and value != 0 else f"{value:,.{digits}f}"
     return str(value)
 
@@ -111,8 +111,10 @@ def table_html(df: pd.DataFrame, *, max_rows: int = 60, caption: str = "", digit
         cells = []
         for v in row:
             text = fmt(v.item() if hasattr(v, "item") and not isinstance(v, str) else v, digits)
-            cls = ' class="num"' if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
-            cells.append(f"<td{cls}>{esc(text)}</td>")
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                cells.append(f'<td class="num">{esc(text)}</td>')
+            else:   # names like gneissweb_quality may wrap after an underscore, not mid-word
+                cells.append(f"<td>{esc(text).replace('_', '_<wbr>')}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     note = ""
     if len(df) > max_rows:
@@ -134,7 +136,7 @@ figure{margin:10px 0 18px} figure img{max-width:100%;border:1px solid #e1e5ea;ba
 figcaption{font-size:12.5px;color:#555;margin-top:4px;max-width:900px}
 .tablewrap{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:12.5px;margin:6px 0;background:#fff;max-width:100%}
-th,td{border:1px solid #dde2e8;padding:3px 7px;text-align:left;overflow-wrap:anywhere}
+th,td{border:1px solid #dde2e8;padding:3px 7px;text-align:left;overflow-wrap:break-word}
 th{background:#f1f4f7;vertical-align:bottom;font-weight:600;min-width:4.5em}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal} caption{text-align:left;font-weight:600;padding:4px 0}
 .missing{border:2px dashed #b8c0cc;background:#f4f6f8;color:#4a5563;padding:12px 16px;margin:10px 0;font-size:14px}
