@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from crawlplan.report import figures_hosts
 from crawlplan.report.render import Missing, need
 
 DEMO_CAVEAT = ("The scores come from the demo models, not the papers' classifiers: these numbers show "
@@ -38,19 +39,7 @@ def _n(count: int, word: str) -> str:
 
 
 def _population(df: pd.DataFrame) -> pd.DataFrame:
-    """The run's own data when a calibrated population is simulated beside it."""
-    if "population" not in df:
-        return df
-    pops = set(df["population"].dropna())
-    return df[df["population"] == ("data" if "data" in pops else sorted(pops)[0])] if pops else df
-
-
-def _at_budget(df: pd.DataFrame, budget: float = BUDGET) -> tuple[pd.DataFrame, float]:
-    fracs = np.array(sorted(df["budget_frac"].dropna().unique()), dtype=float)
-    if not len(fracs):
-        raise Missing("budget_frac", "has no budget in this run")
-    chosen = float(fracs[np.argmin(np.abs(fracs - budget))])
-    return df[np.isclose(df["budget_frac"].astype(float), chosen)], chosen
+    return figures_hosts.data_population(df)[0]
 
 
 def run(frames: dict) -> str:
@@ -97,7 +86,7 @@ def rq1(frames: dict) -> str:
 
 def rq2(frames: dict) -> str:
     """Does centrality find quality? Yield of the harmonic-centrality order against random."""
-    df, chosen = _at_budget(_population(need(frames, "ordering_sim")))
+    df, chosen = figures_hosts.nearest_budget(_population(need(frames, "ordering_sim")), BUDGET)
     by_policy = df.groupby("policy")["multiple_of_random"].agg(["min", "max", "mean"])
     if "hc" not in by_policy.index:
         raise Missing("ordering_sim", "has no harmonic-centrality (hc) ordering in this run")
@@ -124,7 +113,7 @@ def rq2(frames: dict) -> str:
 
 def rq3(frames: dict) -> str:
     """How deep to crawl each host? The best depth policy near a 10% budget, and the k-sample rho."""
-    df, chosen = _at_budget(_population(need(frames, "depth_sim")))
+    df, chosen = figures_hosts.nearest_budget(_population(need(frames, "depth_sim")), BUDGET)
     cand = df[~df["policy"].isin(["oracle", "uniform"]) & ~df["policy"].str.endswith("_free")]
     cand = cand.dropna(subset=["yield_mean"])
     if cand.empty:
@@ -137,8 +126,9 @@ def rq3(frames: dict) -> str:
         parts.append(f"{_pct(float(best['share_of_oracle']))} of the oracle's")
     k = f" (k = {int(best['k'])})" if pd.notna(best.get("k")) else ""
     gain = float(best["vs_uniform"]) if pd.notna(best.get("vs_uniform")) else np.nan
-    verdict = "Sample, then deepen" if best["policy"] != "hc_depth" and gain >= 1.05 else \
-        "Depth by centrality" if gain >= 1.05 else "Uniform depth is as good as any"
+    verdict = ("The best depth policy" if np.isnan(gain) else "Sample, then deepen"
+               if best["policy"] != "hc_depth" and gain >= 1.05 else "Depth by centrality" if gain >= 1.05
+               else "Uniform depth is as good as any")
     text = (f"{verdict}: at a {_pct(chosen)} budget (probe pages charged), {best['policy']}{k} does best, "
             f"with {' and '.join(parts) if parts else 'the highest yield'}.")
     rel = frames.get("sample_reliability")
@@ -157,10 +147,7 @@ def rq3(frames: dict) -> str:
 def rq4(frames: dict, preferred: str | None = None) -> str:
     """Does the deployed crawl follow quality? Coverage against quality density, and the missed pages."""
     df = need(frames, "coverage_summary")
-    pairs = df[["crawl", "source"]].drop_duplicates().sort_values(["crawl", "source"])
-    if preferred and preferred in set(pairs["source"]):
-        pairs = pairs[pairs["source"] == preferred]
-    crawl, source = pairs.iloc[-1]
+    crawl, source = figures_hosts.pick_source(df, preferred)   # the pair Figures 6 and 7 draw
     row = df[(df["crawl"] == crawl) & (df["source"] == source)].iloc[0]
     rho = row["spearman_coverage_density"]
     if pd.isna(rho):

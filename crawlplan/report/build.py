@@ -291,9 +291,9 @@ def build_html(frames: dict, markers: list[dict], conf: dict, *, title: str = "c
     return page.html(header, _banners(markers)), page.stats
 
 
-def _near_budget(df: pd.DataFrame, budget: float = 0.1) -> pd.DataFrame:
-    target = df["budget_frac"].iloc[(df["budget_frac"] - budget).abs().argmin()]
-    return df[df["budget_frac"] == target].sort_values(["population", "yield_mean"], ascending=[True, False])
+def _near_budget(df: pd.DataFrame, budget: float = answers.BUDGET) -> pd.DataFrame:
+    sub, _ = figures_hosts.nearest_budget(df, budget)
+    return sub.sort_values(["population", "yield_mean"], ascending=[True, False])
 
 
 def _source_section(page: Page) -> None:

@@ -26,13 +26,22 @@ def _color(policy: str):
     return POLICY_COLORS.get(base)
 
 
-def _population(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+def data_population(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """The simulations may hold a calibrated population too; the paper's figures use the data."""
     if "population" not in df:
         return df, ""
     pops = list(df["population"].dropna().unique())
     pop = "data" if "data" in pops else (sorted(pops)[0] if pops else "")
     return df[df["population"] == pop], pop
+
+
+def nearest_budget(df: pd.DataFrame, budget: float) -> tuple[pd.DataFrame, float]:
+    """The rows at the simulated budget nearest ``budget`` (the papers compare at 10 %), and that budget."""
+    budgets = np.array(sorted(df["budget_frac"].dropna().unique()), dtype=float)
+    if not len(budgets):
+        raise Missing("budget_frac", "has no simulated budget in this run")
+    chosen = float(budgets[np.argmin(np.abs(budgets - budget))])
+    return df[np.isclose(df["budget_frac"].astype(float), chosen)], chosen
 
 
 def fig_icc(frames: dict):
@@ -64,10 +73,8 @@ def fig_icc(frames: dict):
 
 def fig_yield_at_budget(frames: dict, budget: float = 0.10):
     """Figure 2: high-quality yield as a multiple of random ordering at a 10 % crawl budget."""
-    df, pop = _population(need(frames, "ordering_sim"))
-    budgets = np.array(sorted(df["budget_frac"].unique()))
-    chosen = float(budgets[np.argmin(np.abs(budgets - budget))])
-    sub = df[np.isclose(df["budget_frac"], chosen)]
+    df, pop = data_population(need(frames, "ordering_sim"))
+    sub, chosen = nearest_budget(df, budget)
     policies = [p for p in ["common_crawl", "hc", "pr", "oracle", "random"] if p in set(sub["policy"])]
     policies += sorted(set(sub["policy"]) - set(policies))
     classifiers = sorted(sub["classifier"].unique())
@@ -89,7 +96,7 @@ def fig_yield_at_budget(frames: dict, budget: float = 0.10):
 
 def fig_yield_budgets(frames: dict):
     """Figure 9: yield of each host ordering across the budget sweep (min-max band over runs)."""
-    df, pop = _population(need(frames, "ordering_sim"))
+    df, pop = data_population(need(frames, "ordering_sim"))
     classifiers = sorted(df["classifier"].unique())
     fig, axes = plt.subplots(1, len(classifiers), figsize=(6.2 * len(classifiers), 3.9), squeeze=False)
     for ax, clf in zip(axes[0], classifiers):
@@ -159,7 +166,7 @@ def fig_sample_reliability(frames: dict):
 
 def fig_depth_policies(frames: dict):
     """Figure 5: crawl-depth policies across budgets, as a share of the oracle's yield."""
-    df, pop = _population(need(frames, "depth_sim"))
+    df, pop = data_population(need(frames, "depth_sim"))
     col = "share_of_oracle" if df["share_of_oracle"].notna().any() else "yield_mean"
     fig, ax = plt.subplots(figsize=(7, 4))
     for pol, g in df.groupby("policy"):
@@ -176,7 +183,7 @@ def fig_depth_policies(frames: dict):
     return fig
 
 
-def _pick_source(df: pd.DataFrame, preferred: str | None) -> tuple[str, str]:
+def pick_source(df: pd.DataFrame, preferred: str | None) -> tuple[str, str]:
     pairs = df[["crawl", "source"]].drop_duplicates().sort_values(["crawl", "source"])
     if preferred and preferred in set(pairs["source"]):
         pairs = pairs[pairs["source"] == preferred]
@@ -187,7 +194,7 @@ def _pick_source(df: pd.DataFrame, preferred: str | None) -> tuple[str, str]:
 def fig_coverage_density(frames: dict, preferred: str | None = None):
     """Figure 6: crawl coverage against quality density per host (2-D histogram of hosts)."""
     grid = need(frames, "host_quality_grid", "host_quality")
-    crawl, source = _pick_source(grid, preferred)
+    crawl, source = pick_source(grid, preferred)
     g = grid[(grid["crawl"] == crawl) & (grid["source"] == source)]
     bins = int(frames.get("_grid_bins", 40))
     mat = np.zeros((bins, bins))
@@ -213,7 +220,7 @@ def fig_coverage_density(frames: dict, preferred: str | None = None):
 def fig_missed_heatmap(frames: dict, preferred: str | None = None):
     """Figure 7: where the missed high-quality pages are, by coverage and density bin."""
     df = need(frames, "coverage_bins")
-    crawl, source = _pick_source(df, preferred)
+    crawl, source = pick_source(df, preferred)
     df = df[(df["crawl"] == crawl) & (df["source"] == source)]
     xs = sorted(set(zip(df["coverage_lo"], df["coverage_hi"])))
     ys = sorted(set(zip(df["density_lo"], df["density_hi"])))
