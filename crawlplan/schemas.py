@@ -96,6 +96,9 @@ class DatasetSchema:
     columns: tuple[Column, ...]
     partition_by: tuple[str, ...] = ()
     description: str = ""
+    # written without Parquet dictionary encoding: columns of long, mostly distinct values (the
+    # documents' text), where the writer would hash every value only to give the dictionary up
+    plain_columns: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
 
     @property
@@ -139,11 +142,16 @@ def schema_from_dict(data: dict, where: str = "<dict>") -> DatasetSchema:
     for p in part:
         if p not in names:
             raise SchemaError(f"schema {where}: partition column '{p}' is not a declared column")
+    plain = tuple(data.get("plain_columns") or ())
+    for p in plain:
+        if p not in names:
+            raise SchemaError(f"schema {where}: plain column '{p}' is not a declared column")
     return DatasetSchema(
         name=str(data.get("dataset", where)),
         columns=columns,
         partition_by=part,
         description=str(data.get("description", "")),
+        plain_columns=plain,
     )
 
 

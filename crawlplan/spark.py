@@ -56,13 +56,21 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
         # this a cached plan keeps all spark.sql.shuffle.partitions (2000 in the cluster profile) and
         # every later union or join of it runs 2000 near-empty tasks
         "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning": "true",
+        # lower() by the JVM, not ICU: the same result on host names and MIME types (ASCII), no
+        # ICU tables to build (about 1 CPU-second per JVM, measured in bench/bench_extract.py's
+        # profile) and a cheaper call per row
+        "spark.sql.icu.caseMappings.enabled": "false",
     }
     if not _under_spark_submit():
         defaults["spark.executorEnv.PYSPARK_PYTHON"] = sys.executable
         log4j = _quiet_log4j_file()
+        # spark.java_options reach the driver JVM only when this process starts it (not under
+        # spark-submit, which has started it already: there they go in --driver-java-options)
+        java_options = [f"-Dlog4j2.configurationFile=file:{log4j}"] if log4j else []
+        java_options += str(section(conf, "spark")["java_options"] or "").split()
+        if java_options:
+            defaults["spark.driver.extraJavaOptions"] = " ".join(java_options)
         if log4j:
-            defaults["spark.driver.extraJavaOptions"] = (
-                f"-Dlog4j2.configurationFile=file:{log4j}")
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     driver_memory = get(conf, "spark.driver_memory")
     if driver_memory:

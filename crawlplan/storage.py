@@ -167,6 +167,8 @@ def write_dataset(df: DataFrame, dataset: str, out_dir: str, *, context: str = "
     final = join(out_dir, dataset)
     tmp = join(tmp_dir or join(out_dir, "_tmp"), f"{dataset}-{uuid.uuid4().hex[:12]}")
     writer = checked.write.mode("overwrite")
+    for column in schema.plain_columns:
+        writer = writer.option(f"parquet.enable.dictionary#{column}", "false")
     if schema.partition_by:
         writer = writer.partitionBy(*schema.partition_by)
     try:

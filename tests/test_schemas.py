@@ -33,3 +33,27 @@ def test_check_schema_names_the_column():
         check_schema(T.StructType([T.StructField("a", T.LongType())]), schema)
     with pytest.raises(SchemaError, match="column 'c' is not in the schema"):
         check_schema(T.StructType(good.fields + [T.StructField("c", T.LongType())]), schema)
+
+
+def test_a_plain_column_is_written_without_a_dictionary(spark, tmp_path):
+    """``plain_columns`` (the documents' text) reach Parquet's writer: no dictionary page for them,
+    the others keep theirs; an undeclared plain column is a schema error."""
+    import pyarrow.parquet as pq
+
+    from crawlplan.storage import write_dataset
+
+    schema = load_schema("documents")
+    assert schema.plain_columns == ("text",)
+    row = {c.name: None for c in schema.columns}
+    rows = [dict(row, record_id=f"<urn:{i}>", url=f"https://a.example/{i}", host="a.example",
+                 surt_host_name="example,a", rev_host="example.a", warc_file="f.warc.gz", offset=i,
+                 text=f"distinct text number {i} " * 20, text_length=1, extractor="resiliparse") for i in range(50)]
+    df = spark.createDataFrame(rows, schema.struct())
+    assert write_dataset(df, "documents", str(tmp_path)) == 50
+    part = next((tmp_path / "documents").glob("*.parquet"))
+    meta = pq.ParquetFile(part).metadata.row_group(0)
+    by_name = {meta.column(i).path_in_schema: meta.column(i) for i in range(meta.num_columns)}
+    assert not by_name["text"].has_dictionary_page
+    assert by_name["host"].has_dictionary_page
+    with pytest.raises(SchemaError, match="plain column 'nope'"):
+        schema_from_dict({"dataset": "x", "columns": [{"name": "a", "type": "string"}], "plain_columns": ["nope"]})

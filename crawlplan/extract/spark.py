@@ -196,4 +196,6 @@ def assemble_outputs(docs: DataFrame, rejects: DataFrame, files: DataFrame, dups
     files = files.join(moved, "warc_file", "left").withColumn("_dups", F.coalesce("_dups", F.lit(0)).cast("long")) \
         .withColumn("documents", F.col("documents") - F.col("_dups")) \
         .withColumn("rejected", F.col("rejected") + F.col("_dups")).drop("_dups")
-    return {"documents": documents, "rejects": rejects, "warc_files": files}
+    # the small outputs are rebalanced (AQE merges them into a few tasks): else each WARC file's
+    # task writes its own Parquet file of a handful of rows, 90,000 files for one crawl's listing
+    return {"documents": documents, "rejects": rejects.hint("rebalance"), "warc_files": files.hint("rebalance")}
