@@ -3,11 +3,16 @@ section of conf/defaults.yaml), with a test's overrides on top."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 from crawlplan.conf import load_conf, section
 from crawlplan.extract.records import ExtractSettings
 from crawlplan.policies.allocate import AllocatorConfig
 from crawlplan.policies.export import ExportSettings
 from crawlplan.policies.simulate import sweep_config as _sweep_config
+from crawlplan.source.experiment import SitemapSettings
+from crawlplan.source.learner import LearnerSettings, SitemapLearner
 from crawlplan.warc.remote import RetryPolicy
 
 
@@ -37,5 +42,25 @@ def retry_policy(**overrides) -> RetryPolicy:
     return RetryPolicy.from_params({**section(load_conf(), "remote"), **overrides})
 
 
+def sitemap_settings(**overrides) -> SitemapSettings:
+    """Conf section source.sitemaps with a test's overrides (learner keys too), typed and checked."""
+    return SitemapSettings.from_params({**section(load_conf(), SitemapSettings.SECTION), **overrides})
+
+
+@functools.cache
+def _learner_defaults() -> LearnerSettings:
+    return LearnerSettings.from_params(section(load_conf(), LearnerSettings.SECTION))
+
+
+def learner_settings(**overrides) -> LearnerSettings:
+    """The learner's settings from conf/defaults.yaml, a test's overrides put in as given (not
+    typed), so a test can also hand the learner a value its ``validate`` must refuse."""
+    return dataclasses.replace(_learner_defaults(), **overrides)
+
+
+def sitemap_learner(**overrides) -> SitemapLearner:
+    return SitemapLearner(learner_settings(**overrides))
+
+
 __all__ = ["allocator_config", "sweep_config", "extract_section", "extract_settings", "export_settings",
-           "retry_policy"]
+           "retry_policy", "sitemap_settings", "learner_settings", "sitemap_learner"]

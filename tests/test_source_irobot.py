@@ -48,7 +48,7 @@ def test_irobot_clusters_and_crawls_the_forum():
     sample = sample_apath(mirror, 1000)
     robot = IRobotCrawler(mirror, html, sample)
     typer = PageTyper(TYPES)
-    scores = clustering_scores([typer(u) for u in sample], robot.labels_)
+    scores = clustering_scores([typer(u) for u in sample], robot.labels_, 4)
     assert scores["micro_purity"] >= 0.9
     assert robot.valid_clusters_ and all(c in robot.informativeness_ for c in robot.valid_clusters_)
     entry_cluster = robot.labels_[sample.index(mirror.entry)]

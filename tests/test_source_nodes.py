@@ -56,7 +56,7 @@ def test_site_pages_then_sitemaps(spark, warc, tmp_path):
     assert storage.write_dataset(pages, "site_pages", str(tmp_path)) == len(rows)   # schema-checked write
 
     params = {"method": "default", "train_size": 1000, "cv": False, "plan_top": 10,
-              "site_types": {HOST: {"page_types": TYPES, "ucc_types": ["thread"], "target_type": "thread"}}}
+              "extra_site_types": {HOST: {"page_types": TYPES, "ucc_types": ["thread"], "target_type": "thread"}}}
     out = sitemaps.run(_ctx(spark, tmp_path, "sitemaps", params))
     sm = out["sitemaps"].toPandas()
     assert sm["site"].tolist() == [HOST] and sm["error"].isna().all()
@@ -138,6 +138,6 @@ def test_no_site_qualifies_gives_empty_sitemaps_not_a_crash(spark, warc, tmp_pat
                                                "max_pages": 1000}, {"warc_paths": warc})
     assert storage.write_dataset(site_pages.run(ctx)["site_pages"], "site_pages", str(tmp_path)) == 0
     assert storage.read_dataset(spark, "site_pages", str(tmp_path / "site_pages")).count() == 0
-    params = {"method": "default", "train_size": 1000, "cv": False, "plan_top": 10, "site_types": {}}
+    params = {"method": "default", "train_size": 1000, "cv": False, "plan_top": 10}
     out = sitemaps.run(_ctx(spark, tmp_path, "sitemaps", params))
     assert all(df.count() == 0 for df in out.values())
