@@ -94,7 +94,8 @@ def task_cpu(inputs: dict, base: str, sel, html_captures: int, repeats: int = 3)
     from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
     from crawlplan.warc.listing import resolve_entry, resolve_inputs
 
-    settings = ExtractSettings.from_params({**section(load_conf(), "extract"), "reader": "fastwarc", "extractor": "resiliparse"})
+    settings = ExtractSettings.from_params({**section(load_conf(), "extract"), "reader": "fastwarc", "extractor": "resiliparse"},
+                                           remote=section(load_conf(), "remote"))
     files = resolve_inputs(inputs["warc_paths"], base=base)
     root = inputs["cc_index"]
     groups = [(resolve_entry(name, base, root), part[["offset", "length", "url"]].to_dict("records"))
@@ -183,7 +184,7 @@ def main() -> int:
     import pyarrow.dataset as ds
 
     from crawlplan.ccindex.sample import SampleSettings, html_captures, read_cc_index, select_sample
-    from crawlplan.conf import load_conf
+    from crawlplan.conf import load_conf, section
     from crawlplan.dag.pipeline import load_pipeline
     from crawlplan.dag.runner import Runner
     from crawlplan.demo.crawl import ensure_demo
@@ -191,7 +192,7 @@ def main() -> int:
     from crawlplan.policies.population import CalibratedParams, calibrated_population
     from crawlplan.policies.sample_quality import read_share
     from crawlplan.warc.listing import resolve_entry
-    from crawlplan.warc.remote import default_policy, read_range
+    from crawlplan.warc.remote import RetryPolicy, read_range
 
     _, spark = spark_session(2)
     pipeline = load_pipeline("main")
@@ -263,7 +264,8 @@ def main() -> int:
         root = base or os.path.dirname(inputs["cc_index"].rstrip("/"))
         server = FaultServer(root=root)     # no faults queued: a plain server that honours Range
         url = server.url + "/"
-        loopback = dataclasses.replace(default_policy(), allow_private_addresses=True)   # the server is on 127.0.0.1
+        loopback = dataclasses.replace(RetryPolicy.from_params(section(load_conf(), "remote")),
+                                       allow_private_addresses=True)   # the server is on 127.0.0.1
         try:
             timings = {}
             for label, prefix in (("local", ""), ("http", url)):

@@ -29,7 +29,7 @@ def extract_section(**overrides) -> dict:
 
 
 def extract_settings(**overrides) -> ExtractSettings:
-    return ExtractSettings.from_params(extract_section(**overrides), check_packages=False)
+    return ExtractSettings.from_params(extract_section(**overrides), check_packages=False, remote=remote_section())
 
 
 def export_settings(**overrides) -> ExportSettings:
@@ -38,8 +38,12 @@ def export_settings(**overrides) -> ExportSettings:
     return ExportSettings.from_params(section(load_conf(), ExportSettings.SECTION), **overrides)
 
 
+def remote_section(**overrides) -> dict:
+    return {**section(load_conf(), "remote"), **overrides}
+
+
 def retry_policy(**overrides) -> RetryPolicy:
-    return RetryPolicy.from_params({**section(load_conf(), "remote"), **overrides})
+    return RetryPolicy.from_params(remote_section(**overrides))
 
 
 def sitemap_settings(**overrides) -> SitemapSettings:
@@ -63,4 +67,4 @@ def sitemap_learner(**overrides) -> SitemapLearner:
 
 
 __all__ = ["allocator_config", "sweep_config", "extract_section", "extract_settings", "export_settings",
-           "retry_policy", "sitemap_settings", "learner_settings", "sitemap_learner"]
+           "remote_section", "retry_policy", "sitemap_settings", "learner_settings", "sitemap_learner"]

@@ -19,7 +19,7 @@ from crawlplan.extract.language import LANGUAGE_IDS, detect_language
 from crawlplan.extract.text import EXTRACTORS, ExtractionTimeout, extract_text, trafilatura_options
 from crawlplan.warc.ranges import RecordRange, iter_ranges
 from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records, url_problem
-from crawlplan.warc.remote import RetryPolicy, default_policy
+from crawlplan.warc.remote import RetryPolicy
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # a file that gave no record at all still leaves one reject row saying why
@@ -46,14 +46,14 @@ class ExtractSettings(Settings):
     remote: RetryPolicy       # conf section ``remote``: retries for http(s)/S3
 
     @classmethod
-    def from_params(cls, params: dict, check_packages: bool = True, remote: dict | None = None) -> ExtractSettings:
-        """Counts may be written 1e7 or 1000.0 (number_setting); ``remote`` is the conf section
-        ``remote`` (None: conf/defaults.yaml's)."""
+    def from_params(cls, params: dict, check_packages: bool = True, *, remote: dict) -> ExtractSettings:
+        """Counts may be written 1e7 or 1000.0 (number_setting); ``remote`` is the run's conf
+        section ``remote`` (its overrides included)."""
         numbers = {key: number_setting(f"extract.{key}", params[key], integer)
                    for key, integer in _NUMBERS if key in params}
-        policy = RetryPolicy.from_params(remote) if remote is not None else default_policy()
         settings = settings_from(cls, params, cls.SECTION, **numbers,
-                                 trafilatura=trafilatura_options(params.get("trafilatura")), remote=policy)
+                                 trafilatura=trafilatura_options(params.get("trafilatura")),
+                                 remote=RetryPolicy.from_params(remote))
         settings.validate(check_packages)
         return settings
 

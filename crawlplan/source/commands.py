@@ -21,6 +21,7 @@ from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import load_mirrors
 from crawlplan.source.sitemaps import empty_sitemap, site_tables, sitemap_json
 from crawlplan.warc.listing import resolve_inputs
+from crawlplan.warc.remote import RetryPolicy
 
 
 def _settings(args) -> tuple[dict, SitemapSettings]:
@@ -32,12 +33,13 @@ def _settings(args) -> tuple[dict, SitemapSettings]:
 
 
 def _mirrors(args, conf, xpath_classes: str, sites, min_pages):
-    paths = resolve_inputs(args.warc)
+    remote = RetryPolicy.from_params(section(conf, "remote"))     # the run's, its overrides included
+    paths = resolve_inputs(args.warc, policy=remote)
     if not paths:
         raise FileNotFoundError(f"no WARC files found for {args.warc}")
     return load_mirrors(paths, sites=set(sites) if sites else None,
                         site_mode=section(conf, "source.site_pages")["site_key"],
-                        xpath_classes=xpath_classes, min_pages=min_pages)
+                        xpath_classes=xpath_classes, min_pages=min_pages, remote=remote)
 
 
 def _write(out: Path, name: str, rows: list[dict]) -> None:

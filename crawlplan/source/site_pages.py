@@ -102,13 +102,13 @@ def missing_sites(sites: DataFrame, chosen: list[str]) -> list[str]:
 _COUNT_SCHEMA = "warc_file string, site string, pages long, rejects_json string"
 
 
-def _count_sites(site_mode: str):
+def _count_sites(site_mode: str, remote: RetryPolicy):
     def fn(batches):
         for pdf in batches:
             for path in pdf["warc_file"]:
                 counts, rejects = Counter(), Counter()
                 for site, _, page in iter_site_records(path, site_mode=site_mode, rejects=rejects,
-                                                       bodies=False):
+                                                       bodies=False, remote=remote):
                     counts[site] += page.html is not None
                 rows = [(path, s, int(n), None) for s, n in counts.items()]
                 rows.append((path, None, 0, json.dumps(rejects)))
@@ -116,14 +116,15 @@ def _count_sites(site_mode: str):
     return fn
 
 
-def _read_sites(site_mode: str, columns: list[str]):
+def _read_sites(site_mode: str, columns: list[str], remote: RetryPolicy):
     """Each file row carries the chosen sites it holds (``sites``): bounded by the file, not the crawl."""
     def fn(batches):
         site_of = _site_of(site_mode)
         for pdf in batches:
             for path, file_index, sites in zip(pdf["warc_file"], pdf["file_index"], pdf["sites"]):
                 rows = [_page_row(site, page, path, rec.offset, (int(file_index) << 32) + page.order, site_of)
-                        for site, rec, page in iter_site_records(path, sites=set(sites), site_mode=site_mode)]
+                        for site, rec, page in iter_site_records(path, sites=set(sites), site_mode=site_mode,
+                                                                  remote=remote)]
                 yield pd.DataFrame(rows, columns=columns)
     return fn
 
@@ -134,10 +135,10 @@ def warc_files(spark: SparkSession, paths: list[str]) -> DataFrame:
     return spark.createDataFrame(listing, "warc_file string, file_index long")
 
 
-def count_site_pages(files: DataFrame, site_mode: str) -> DataFrame:
+def count_site_pages(files: DataFrame, site_mode: str, remote: RetryPolicy) -> DataFrame:
     """``warc_file, site, pages, rejects_json``: HTML pages per site and file; one row per file with
-    ``site`` null carries the file's reject counts as JSON."""
-    return files.select("warc_file").mapInPandas(_count_sites(site_mode), _COUNT_SCHEMA)
+    ``site`` null carries the file's reject counts as JSON. ``remote``: the run's conf ``remote``."""
+    return files.select("warc_file").mapInPandas(_count_sites(site_mode, remote), _COUNT_SCHEMA)
 
 
 def reject_counts(counts: DataFrame) -> Counter:
@@ -153,7 +154,7 @@ def site_totals(counts: DataFrame) -> DataFrame:
 
 
 def read_site_pages(files: DataFrame, counts: DataFrame, sites: DataFrame, site_mode: str,
-                    max_pages: int) -> DataFrame:
+                    max_pages: int, remote: RetryPolicy) -> DataFrame:
     """``site_pages``: the pages of ``sites`` from the files where one of them has an HTML page,
     the first ``max_pages`` captures per site. A file row carries the chosen sites it holds, so a
     task filters its own file by a list no longer than the file's sites."""
@@ -162,7 +163,7 @@ def read_site_pages(files: DataFrame, counts: DataFrame, sites: DataFrame, site_
         .where(F.col("_top") > 0).drop("_top")
     todo = files.join(wanted, "warc_file")
     schema = load_schema("site_pages")
-    pages = todo.mapInPandas(_read_sites(site_mode, schema.names), schema.struct())
+    pages = todo.mapInPandas(_read_sites(site_mode, schema.names, remote), schema.struct())
     rank = F.row_number().over(Window.partitionBy("site").orderBy("capture_order"))
     return pages.withColumn("_rank", rank).where(F.col("_rank") <= int(max_pages)).drop("_rank")
 

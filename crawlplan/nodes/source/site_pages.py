@@ -45,19 +45,20 @@ def full(ctx, settings, chosen):
         raise ValueError("site_pages with extract.mode=full needs inputs.warc_paths; with only a columnar "
                          "index set extract.mode=sampled")
     refused = []          # listing entries outside inputs.warc_base: extract has their 'refused' rows
+    remote = RetryPolicy.from_params(section(ctx.conf, "remote"))
     paths = resolve_inputs(listed, base=base, allow_absolute=bool(section(ctx.conf, "inputs")["allow_absolute_paths"]),
-                           refused=refused, policy=RetryPolicy.from_params(section(ctx.conf, "remote")))
+                           refused=refused, policy=remote)
     if refused:
         ctx.note(f"site_pages: {len(refused):,} listing entries refused (not read), e.g. '{refused[0].entry}': "
                  f"{refused[0].reason}")
     if not paths:
         raise ValueError("site_pages: the input names no WARC files")
     files = site_pages.warc_files(ctx.spark, paths)
-    counts = site_pages.count_site_pages(files, settings.site_key).persist()   # the runner releases it
+    counts = site_pages.count_site_pages(files, settings.site_key, remote).persist()   # the runner releases it
     for reason, n in site_pages.reject_counts(counts).items():
         ctx.count(f"rejected_{reason}", n)
     sites = site_pages.choose_sites(site_pages.site_totals(counts), chosen, settings.min_pages)
-    return sites, site_pages.read_site_pages(files, counts, sites, settings.site_key, settings.max_pages)
+    return sites, site_pages.read_site_pages(files, counts, sites, settings.site_key, settings.max_pages, remote)
 
 
 def sampled(ctx, settings, chosen):
