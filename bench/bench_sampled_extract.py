@@ -98,6 +98,7 @@ def task_cpu(inputs: dict, base: str, sel, html_captures: int, repeats: int = 3)
                                            remote=section(load_conf(), "remote"))
     files = resolve_inputs(inputs["warc_paths"], base=base)
     root = inputs["cc_index"]
+    gap = int(section(load_conf(), "extract")["sample"]["merge_gap_bytes"])
     groups = [(resolve_entry(name, base, root), part[["offset", "length", "url"]].to_dict("records"))
               for name, part in sel.groupby("warc_filename")]
 
@@ -105,7 +106,7 @@ def task_cpu(inputs: dict, base: str, sel, html_captures: int, repeats: int = 3)
         """(CPU s, CPU s per file, rows) of one pass; ``spent`` set: each row timed into it."""
         per_file, rows = {}, []
         work = [(f, lambda f=f: process_warc_file(f, settings)) for f in files] if mode == "full" else \
-            [(path, lambda p=path, r=ranges: process_warc_ranges(p, r, settings)) for path, ranges in groups]
+            [(path, lambda p=path, r=ranges: process_warc_ranges(p, r, settings, gap)) for path, ranges in groups]
         with _timed_rows(spent) if spent is not None else contextlib.nullcontext():
             t0 = time.process_time()
             for path, rows_of in work:

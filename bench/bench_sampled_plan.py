@@ -59,7 +59,8 @@ def demo_curve(spark, scores_path: str, classifier: str, threshold: float, seeds
             hosts = HostSample(table.index.to_numpy(), table.tld.to_numpy(), table.language.to_numpy(),
                                table.n_full.to_numpy(), table.hq_full.to_numpy(),
                                table.n_sample.to_numpy().astype(np.int64), table.hq_sample.to_numpy().astype(np.int64))
-            q = plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate")))
+            q = plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate")),
+                             min_pages=int(section(load_conf(), "policies.simulate")["min_pages"]))
             q["icc_scores_sample"], q["icc_scores_full"] = score_icc(scores, chosen)
             rows.append(q)
         out[f"k={k}"] = _mean(rows)
@@ -83,7 +84,8 @@ def calibrated_curve(hosts_n: int, seeds: int) -> dict:
             hosts = HostSample(np.array([f"h{i}" for i in range(pop.hosts)]),
                                np.asarray(pop.tld_names, dtype=object)[pop.tld],
                                np.array([g.split("|")[1] for g in groups]), pop.n, pop.hq, n_s, hq_s)
-            rows.append(plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate"))))
+            rows.append(plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate")),
+                                     min_pages=int(section(load_conf(), "policies.simulate")["min_pages"])))
         out[f"k={k}"] = _mean(rows)
         print("calibrated", k, {a: round(b, 3) for a, b in out[f"k={k}"].items()}, flush=True)
     return out

@@ -214,7 +214,7 @@ def _file_records(path: str, settings: ExtractSettings, outcome: FileOutcome) ->
                "stage": "read", "reason": FILE_REJECT_REASONS[outcome.status], "detail": outcome.error}
 
 
-def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int = 0) -> Iterator[dict]:
+def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int) -> Iterator[dict]:
     """The sampled twin of :func:`process_warc_file`: only the records at ``ranges`` (dicts with
     ``offset``, ``length``, ``url`` from the columnar index) are read, by byte range, and each
     yields one document or one reject, with the same rows a full read gives for that record.

@@ -247,7 +247,7 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
 
 
 def host_plan(learner: SitemapLearner, *, cluster_wanted: dict[int, float] | None = None,
-              top: int = 50) -> list[dict]:
+              top: int) -> list[dict]:
     """Ranked (cluster, Apath) patterns with the expected share of wanted pages behind them.
 
     Wanted share per destination cluster: measured UCC share when page types are known,
