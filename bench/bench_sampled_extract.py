@@ -222,8 +222,9 @@ def main() -> int:
 
     results: dict = {"k": args.k, "machine": machine(), "datasets": {}}
     for name, (inputs, base) in datasets.items():
-        index, _ = read_cc_index(spark, inputs["cc_index"], SampleSettings(k=args.k))
-        selected, _ = select_sample(index, SampleSettings(k=args.k))
+        sampling = dataclasses.replace(SampleSettings.from_params(section(load_conf(), "extract")["sample"]), k=args.k)
+        index, _ = read_cc_index(spark, inputs["cc_index"], sampling)
+        selected, _ = select_sample(index, sampling)
         sel = selected.toPandas()
         html = index.where(html_captures(index)).count()     # the population the sample draws from
         if args.task_only:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -50,8 +51,9 @@ def demo_curve(spark, scores_path: str, classifier: str, threshold: float, seeds
     for k in KS:
         rows = []
         for seed in range(seeds):
-            index, _ = read_cc_index(spark, demo["cc_index"], SampleSettings(k=max(KS), seed=seed))
-            drawn = select_sample(index, SampleSettings(k=max(KS), seed=seed))[0].select("url", "draw_rank").toPandas()
+            sampling = replace(SampleSettings.from_params(section(load_conf(), "extract")["sample"]), k=max(KS), seed=seed)
+            index, _ = read_cc_index(spark, demo["cc_index"], sampling)
+            drawn = select_sample(index, sampling)[0].select("url", "draw_rank").toPandas()
             chosen = scores.url.isin(drawn[drawn.draw_rank <= k].url)
             part = scores[chosen].groupby("surt_host_name").agg(n_sample=("hq", "size"), hq_sample=("hq", "sum"))
             table = full.join(part, how="left").fillna({"n_sample": 0, "hq_sample": 0})

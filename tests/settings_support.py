@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+from crawlplan.ccindex.sample import SampleSettings
 from crawlplan.conf import load_conf, section
 from crawlplan.extract.records import ExtractSettings
 from crawlplan.policies.allocate import AllocatorConfig
@@ -38,6 +39,11 @@ def export_settings(**overrides) -> ExportSettings:
     return ExportSettings.from_params(section(load_conf(), ExportSettings.SECTION), **overrides)
 
 
+def sample_settings(**overrides) -> SampleSettings:
+    """Conf section extract.sample from conf/defaults.yaml, a test's overrides put in as given."""
+    return dataclasses.replace(SampleSettings.from_params(section(load_conf(), "extract")["sample"]), **overrides)
+
+
 def remote_section(**overrides) -> dict:
     return {**section(load_conf(), "remote"), **overrides}
 
@@ -67,4 +73,4 @@ def sitemap_learner(**overrides) -> SitemapLearner:
 
 
 __all__ = ["allocator_config", "sweep_config", "extract_section", "extract_settings", "export_settings",
-           "remote_section", "retry_policy", "sitemap_settings", "learner_settings", "sitemap_learner"]
+           "sample_settings", "remote_section", "retry_policy", "sitemap_settings", "learner_settings", "sitemap_learner"]

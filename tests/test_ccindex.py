@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from faultserver import FaultServer
-from settings_support import extract_settings, retry_policy
+from settings_support import extract_settings, retry_policy, sample_settings
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -177,13 +177,13 @@ def test_ranges_read_before_a_failed_read_are_still_parsed(tiny_crawl, max_gap):
 
 @pytest.mark.spark
 def test_k_per_host_drawn_in_spark_is_seeded_nested_and_counts_the_population(spark, tiny_crawl):
-    from crawlplan.ccindex.sample import SampleSettings, read_cc_index, select_sample
+    from crawlplan.ccindex.sample import read_cc_index, select_sample
 
     _, index_root = tiny_crawl
 
     def draw(**kw):
-        index, crawl = read_cc_index(spark, str(index_root), SampleSettings(**kw))
-        selected, population = select_sample(index, SampleSettings(**kw))
+        index, crawl = read_cc_index(spark, str(index_root), sample_settings(**kw))
+        selected, population = select_sample(index, sample_settings(**kw))
         return crawl, selected.toPandas(), population.toPandas().set_index("surt_host_name")
 
     crawl, five, pop = draw(k=5, seed=1)
