@@ -49,7 +49,7 @@ def main() -> int:
     from warcgen import member_offsets
 
     from crawlplan.conf import load_conf, section
-    from crawlplan.warc.reader import FileOutcome, iter_records
+    from crawlplan.warc.reader import FileOutcome, ReadLimits, iter_records
     from crawlplan.warc.remote import RetryPolicy, open_stream, read_range
 
     path = realpages()
@@ -66,7 +66,8 @@ def main() -> int:
 
     def records(source, reader):
         outcome = FileOutcome(source)
-        n = sum(1 for _ in iter_records(source, outcome, reader=reader, remote=policy))
+        n = sum(1 for _ in iter_records(source, outcome, reader=reader, remote=policy,
+                                         limits=ReadLimits.from_params(section(load_conf(), "extract"))))
         assert outcome.status == "ok", outcome
         return n
 

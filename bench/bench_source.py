@@ -29,11 +29,19 @@ RESULTS = REPO / "bench" / "results"
 SIZES = (100, 200, 500, 1000, 2000)
 
 
+def read_limits():
+    """The read bounds of conf section extract, as every reader takes them."""
+    from crawlplan.conf import load_conf, section
+    from crawlplan.warc.reader import ReadLimits
+
+    return ReadLimits.from_params(section(load_conf("local"), "extract"))
+
+
 def _docs_mirrors():
     from crawlplan.source.mirror import load_mirrors
 
     return load_mirrors([str(SHARED / "sites" / "docs.python.org.warc.gz"),
-                         str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")])
+                         str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")], limits=read_limits())
 
 
 def timing(repeats: int) -> dict:
@@ -49,7 +57,7 @@ def timing(repeats: int) -> dict:
         return SitemapLearner(LearnerSettings.from_params({**conf_learner, "method": method}))
 
     raw = read_site_pages([str(SHARED / "sites" / "docs.python.org.warc.gz"),
-                           str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")])
+                           str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")], limits=read_limits())
     pages = [p for site in sorted(raw) for p in raw[site] if p.html]
     feats, out = {}, {"pool_pages": len(pages), "fit": []}
     for method in ("paper", "default"):   # each method extracts its own XPath variant
@@ -126,10 +134,10 @@ def _sites():
     specs = site_specs(SitemapSettings.from_params(params).site_types, demo["ground_truth"])
     raw = {}
     for name in ("docs.python.org", "docs.djangoproject.com"):
-        raw.update(read_site_pages([str(SHARED / "sites" / f"{name}.warc.gz")]))
+        raw.update(read_site_pages([str(SHARED / "sites" / f"{name}.warc.gz")], limits=read_limits()))
     forums = [s for s in specs if s not in raw]
-    raw.update(read_site_pages(resolve_inputs(demo["warc_paths"]), sites=set(forums)))
-    servo = read_site_pages(sorted(glob.glob(str(SHARED / "warc" / "servo" / "*.warc.gz"))))
+    raw.update(read_site_pages(resolve_inputs(demo["warc_paths"]), sites=set(forums), limits=read_limits()))
+    servo = read_site_pages(sorted(glob.glob(str(SHARED / "warc" / "servo" / "*.warc.gz"))), limits=read_limits())
     return params, raw, specs, servo
 
 

@@ -67,7 +67,7 @@ CANDIDATES = {
 def labelled_sites(only: set[str] | None = None):
     """(params, {site: [SitePage]}, {site: SiteSpec}) for every labelled site available."""
     import build_sites
-    from bench_source import _sites
+    from bench_source import _sites, read_limits
 
     from crawlplan.source.experiment import site_specs
     from crawlplan.source.mirror import read_site_pages
@@ -81,7 +81,7 @@ def labelled_sites(only: set[str] | None = None):
     for site in registry:
         path = SITES_DIR / f"{site}.warc.gz"
         if path.is_file():
-            raw.update(read_site_pages([str(path)]))
+            raw.update(read_site_pages([str(path)], limits=read_limits()))
     if only:
         raw = {s: p for s, p in raw.items() if s in only}
     return params, raw, specs

@@ -14,6 +14,7 @@ from crawlplan.policies.export import ExportSettings
 from crawlplan.policies.simulate import sweep_config as _sweep_config
 from crawlplan.source.experiment import SitemapSettings
 from crawlplan.source.learner import LearnerSettings, SitemapLearner
+from crawlplan.warc.reader import ReadLimits
 from crawlplan.warc.remote import RetryPolicy
 
 
@@ -42,6 +43,11 @@ def export_settings(**overrides) -> ExportSettings:
 def sample_settings(**overrides) -> SampleSettings:
     """Conf section extract.sample from conf/defaults.yaml, a test's overrides put in as given."""
     return dataclasses.replace(SampleSettings.from_params(section(load_conf(), "extract")["sample"]), **overrides)
+
+
+def read_limits(**overrides) -> ReadLimits:
+    """The read bounds of conf section extract (max_payload_bytes, max_header_bytes, max_url_bytes)."""
+    return ReadLimits.from_params({**section(load_conf(), "extract"), **overrides})
 
 
 def remote_section(**overrides) -> dict:
@@ -73,4 +79,4 @@ def sitemap_learner(**overrides) -> SitemapLearner:
 
 
 __all__ = ["allocator_config", "sweep_config", "extract_section", "extract_settings", "export_settings",
-           "sample_settings", "remote_section", "retry_policy", "sitemap_settings", "learner_settings", "sitemap_learner"]
+           "sample_settings", "read_limits", "remote_section", "retry_policy", "sitemap_settings", "learner_settings", "sitemap_learner"]

@@ -1,7 +1,7 @@
 """The extract node on real WARC files: the accounting invariant and trafilatura equality."""
 
 import pytest
-from settings_support import extract_section, extract_settings, remote_section
+from settings_support import extract_section, extract_settings, read_limits, remote_section
 
 from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
@@ -43,7 +43,7 @@ def test_document_text_equals_trafilatura_on_the_same_html(shared_data):
     path = str(shared_data / "warc/resiliparse-warcfile.warc.gz")
     docs = [r for r in process_warc_file(path, settings) if r["kind"] == "doc"]
     assert len(docs) >= 10
-    records = {r.offset: r for r in iter_records(path, FileOutcome(path))}
+    records = {r.offset: r for r in iter_records(path, FileOutcome(path), limits=read_limits())}
     for doc in docs:
         rec = records[doc["offset"]]
         html, _ = decode_html(rec.payload, rec.declared_charset)

@@ -7,7 +7,7 @@ not measured values: micro-F >= 0.9, UCC valid ratio above BFS, target harvest r
 from collections import Counter
 
 import pytest
-from settings_support import sitemap_settings
+from settings_support import read_limits, sitemap_settings
 
 from crawlplan.source.evaluate import clustering_scores
 from crawlplan.source.experiment import evaluate_site, feature_mode, site_specs, train_site
@@ -23,7 +23,7 @@ def demo_forums():
     paths = ensure_demo(default_cache_dir() / "demo-h300-s0", hosts=300, seed=0, echo=lambda *_: None)
     specs = site_specs({}, paths["ground_truth"])
     assert len(specs) >= 3, "the demo should plant several forum hosts"
-    raw = read_site_pages(resolve_inputs(paths["warc_paths"]), sites=set(specs))
+    raw = read_site_pages(resolve_inputs(paths["warc_paths"]), sites=set(specs), limits=read_limits())
     return {(site, mode): (build_mirror(site, raw[site], xpath_classes=mode), specs[site])
             for site in specs for mode in ("elements", "none")}
 
@@ -50,7 +50,7 @@ def test_python_docs_both_configurations(shared_data):
 
     params = get(load_conf("local"), "source.sitemaps")
     spec = site_specs(sitemap_settings().site_types)["docs.python.org"]
-    raw = read_site_pages([str(shared_data / "sites" / "docs.python.org.warc.gz")])["docs.python.org"]
+    raw = read_site_pages([str(shared_data / "sites" / "docs.python.org.warc.gz")], limits=read_limits())["docs.python.org"]
     typer = spec.typer
     micro_f = {}
     for method in ("paper", "default"):
@@ -77,7 +77,7 @@ def test_servo_social_pages_are_read_despite_brotli(shared_data):
     servo = sorted((shared_data / "warc" / "servo").glob("*.warc.gz"))
     assert servo
     rejects = Counter()
-    grouped = read_site_pages([str(p) for p in servo], rejects=rejects)
+    grouped = read_site_pages([str(p) for p in servo], rejects=rejects, limits=read_limits())
     reddit = build_mirror("www.reddit.com", grouped["www.reddit.com"])
     home = reddit.pages["https://www.reddit.com/"]
     assert len(home.links) > 50 and len({a for a, _ in home.links}) > 5     # Apaths on a real page

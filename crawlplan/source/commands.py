@@ -21,6 +21,7 @@ from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import load_mirrors
 from crawlplan.source.sitemaps import empty_sitemap, site_tables, sitemap_json
 from crawlplan.warc.listing import resolve_inputs
+from crawlplan.warc.reader import ReadLimits
 from crawlplan.warc.remote import RetryPolicy
 
 
@@ -39,7 +40,8 @@ def _mirrors(args, conf, xpath_classes: str, sites, min_pages):
         raise FileNotFoundError(f"no WARC files found for {args.warc}")
     return load_mirrors(paths, sites=set(sites) if sites else None,
                         site_mode=section(conf, "source.site_pages")["site_key"],
-                        xpath_classes=xpath_classes, min_pages=min_pages, remote=remote)
+                        xpath_classes=xpath_classes, min_pages=min_pages,
+                        limits=ReadLimits.from_params(section(conf, "extract")), remote=remote)
 
 
 def _write(out: Path, name: str, rows: list[dict]) -> None:

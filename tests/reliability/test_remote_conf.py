@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 from faultserver import FaultServer
+from settings_support import read_limits
 from test_source_synth import forum_pages, write_warc
 
 from crawlplan.cli import main as cli_main
@@ -61,7 +62,7 @@ def test_an_override_of_remote_reaches_the_extract_read_path(failing):
     defaults = RetryPolicy.from_params(section(load_conf(), "remote"))
     assert defaults.max_attempts == 10 and not defaults.allow_private_addresses    # what an override must beat
     outcome = FileOutcome(f"{failing.url}/{NAME}")
-    assert list(iter_records(outcome.warc_file, outcome, remote=settings.remote)) == []
+    assert list(iter_records(outcome.warc_file, outcome, limits=settings.limits, remote=settings.remote)) == []
     assert (outcome.status, outcome.attempts) == ("unreachable", 2)
     assert _requests(failing) == 2
 
@@ -73,9 +74,9 @@ def test_an_override_of_remote_reaches_the_source_cli(failing, tmp_path, capsys)
     assert code == 2 and "no site with" in capsys.readouterr().err   # the file was unreachable
     assert _requests(failing) == 2                    # max_attempts=2, not the default 10
     rejects = Counter()
-    assert read_site_pages([f"{failing.url}/{NAME}"], rejects=rejects,
+    assert read_site_pages([f"{failing.url}/{NAME}"], rejects=rejects, limits=read_limits(),
                            remote=RetryPolicy.from_params(section(load_conf("local", overrides=OVERRIDES),
                                                                   "remote"))) == {}
     assert rejects["file_unreachable"] == 1 and _requests(failing) == 4
     with pytest.raises(ValueError, match="RetryPolicy"):        # a remote file without the run's policy
-        read_site_pages([f"{failing.url}/{NAME}"])
+        read_site_pages([f"{failing.url}/{NAME}"], limits=read_limits())
