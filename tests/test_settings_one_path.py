@@ -132,6 +132,9 @@ def test_site_ground_truth_is_its_own_data_file():
     extra = {"x.example": {"page_types": {"a": "^https://x\\.example/a"}, "ucc_types": ["a"]}}
     settings = sitemap_settings(extra_site_types=extra)
     assert set(settings.site_types) == set(types) | {"x.example"}
+    from crawlplan.dag.runner import job_state
+
+    assert job_state("source.sitemaps", {}, load_conf()) == {"site_types": types}   # in the fingerprint
 
 
 def test_the_zipped_package_finds_the_site_types(tmp_path):

@@ -18,7 +18,7 @@ from pyspark import StorageLevel
 from pyspark.sql import functions as F
 
 from crawlplan.schemas import conform, load_schema
-from crawlplan.source.experiment import SitemapSettings, feature_mode, site_specs
+from crawlplan.source.experiment import SitemapSettings, feature_mode, site_specs, site_types
 from crawlplan.source.mirror import SitePage, build_mirror
 from crawlplan.source.sitemaps import empty_sitemap, site_tables
 
@@ -52,6 +52,12 @@ def _train_group(settings: SitemapSettings, specs: dict):
         rows = [(name, site, json.dumps(r, default=_plain)) for name, rs in tables.items() for r in rs]
         return pd.DataFrame(rows, columns=["dataset", "site", "row"])
     return fn
+
+
+def fingerprint(params: dict, conf: dict) -> dict:
+    """The labelled sites' ground truth is a data file (conf/site_types.yaml), not the node's conf
+    section: editing it re-runs the node as editing ``extra_site_types`` does."""
+    return {"site_types": site_types()}
 
 
 def run(ctx):
