@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import operator
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -203,12 +204,14 @@ def conf_keys(root: Path = ROOT) -> dict[str, set]:
 
 def _number(node: ast.AST | None):
     """The number a default or argument spells (``3``, ``-1``, ``64 << 10``), else None."""
+    shifts = {ast.LShift: operator.lshift, ast.Mult: operator.mul, ast.Pow: operator.pow}
     try:
         value = ast.literal_eval(node) if node is not None else None
     except ValueError:
-        if not (isinstance(node, ast.BinOp) and all(isinstance(x, ast.Constant) for x in (node.left, node.right))):
+        if not (isinstance(node, ast.BinOp) and type(node.op) in shifts
+                and all(isinstance(x, ast.Constant) and isinstance(x.value, int) for x in (node.left, node.right))):
             return None
-        value = eval(compile(ast.Expression(node), "<default>", "eval"))   # constants only: 64 << 10
+        value = shifts[type(node.op)](node.left.value, node.right.value)
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
