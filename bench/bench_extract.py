@@ -48,7 +48,8 @@ def single_process(reader: str, extractor: str) -> dict:
     from crawlplan.conf import load_conf, section
     from crawlplan.extract.records import ExtractSettings, process_warc_file
 
-    settings = ExtractSettings.from_params({**section(load_conf(), "extract"), "reader": reader, "extractor": extractor})
+    settings = ExtractSettings.from_params({**section(load_conf(), "extract"), "reader": reader, "extractor": extractor},
+                                           remote=section(load_conf(), "remote"))
     started, cpu0 = time.perf_counter(), time.process_time()
     docs = rejects = 0
     for row in process_warc_file(str(realpages()), settings):

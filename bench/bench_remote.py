@@ -48,8 +48,9 @@ def main() -> int:
     from faultserver import FaultServer
     from warcgen import member_offsets
 
-    from crawlplan.warc.reader import FileOutcome, iter_records
-    from crawlplan.warc.remote import default_policy, open_stream, read_range
+    from crawlplan.conf import load_conf, section
+    from crawlplan.warc.reader import FileOutcome, ReadLimits, iter_records
+    from crawlplan.warc.remote import RetryPolicy, open_stream, read_range
 
     path = realpages()
     size = path.stat().st_size
@@ -57,7 +58,7 @@ def main() -> int:
     offsets = member_offsets(data)
     step = max(1, len(offsets) // args.ranges)
     ranges = [(offsets[i], offsets[i + 1] - offsets[i]) for i in range(0, len(offsets) - 1, step)][: args.ranges]
-    policy = replace(default_policy(), allow_private_addresses=True)   # the server is on 127.0.0.1
+    policy = replace(RetryPolicy.from_params(section(load_conf(), "remote")), allow_private_addresses=True)   # the server is on 127.0.0.1
 
     def raw(source):
         with open_stream(source, policy) as stream:
@@ -65,7 +66,8 @@ def main() -> int:
 
     def records(source, reader):
         outcome = FileOutcome(source)
-        n = sum(1 for _ in iter_records(source, outcome, reader=reader, remote=policy))
+        n = sum(1 for _ in iter_records(source, outcome, reader=reader, remote=policy,
+                                         limits=ReadLimits.from_params(section(load_conf(), "extract"))))
         assert outcome.status == "ok", outcome
         return n
 

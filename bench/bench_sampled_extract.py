@@ -94,9 +94,11 @@ def task_cpu(inputs: dict, base: str, sel, html_captures: int, repeats: int = 3)
     from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
     from crawlplan.warc.listing import resolve_entry, resolve_inputs
 
-    settings = ExtractSettings.from_params({**section(load_conf(), "extract"), "reader": "fastwarc", "extractor": "resiliparse"})
+    settings = ExtractSettings.from_params({**section(load_conf(), "extract"), "reader": "fastwarc", "extractor": "resiliparse"},
+                                           remote=section(load_conf(), "remote"))
     files = resolve_inputs(inputs["warc_paths"], base=base)
     root = inputs["cc_index"]
+    gap = int(section(load_conf(), "extract")["sample"]["merge_gap_bytes"])
     groups = [(resolve_entry(name, base, root), part[["offset", "length", "url"]].to_dict("records"))
               for name, part in sel.groupby("warc_filename")]
 
@@ -104,7 +106,7 @@ def task_cpu(inputs: dict, base: str, sel, html_captures: int, repeats: int = 3)
         """(CPU s, CPU s per file, rows) of one pass; ``spent`` set: each row timed into it."""
         per_file, rows = {}, []
         work = [(f, lambda f=f: process_warc_file(f, settings)) for f in files] if mode == "full" else \
-            [(path, lambda p=path, r=ranges: process_warc_ranges(p, r, settings)) for path, ranges in groups]
+            [(path, lambda p=path, r=ranges: process_warc_ranges(p, r, settings, gap)) for path, ranges in groups]
         with _timed_rows(spent) if spent is not None else contextlib.nullcontext():
             t0 = time.process_time()
             for path, rows_of in work:
@@ -183,7 +185,7 @@ def main() -> int:
     import pyarrow.dataset as ds
 
     from crawlplan.ccindex.sample import SampleSettings, html_captures, read_cc_index, select_sample
-    from crawlplan.conf import load_conf
+    from crawlplan.conf import load_conf, section
     from crawlplan.dag.pipeline import load_pipeline
     from crawlplan.dag.runner import Runner
     from crawlplan.demo.crawl import ensure_demo
@@ -191,7 +193,7 @@ def main() -> int:
     from crawlplan.policies.population import CalibratedParams, calibrated_population
     from crawlplan.policies.sample_quality import read_share
     from crawlplan.warc.listing import resolve_entry
-    from crawlplan.warc.remote import default_policy, read_range
+    from crawlplan.warc.remote import RetryPolicy, read_range
 
     _, spark = spark_session(2)
     pipeline = load_pipeline("main")
@@ -220,8 +222,9 @@ def main() -> int:
 
     results: dict = {"k": args.k, "machine": machine(), "datasets": {}}
     for name, (inputs, base) in datasets.items():
-        index, _ = read_cc_index(spark, inputs["cc_index"], SampleSettings(k=args.k))
-        selected, _ = select_sample(index, SampleSettings(k=args.k))
+        sampling = dataclasses.replace(SampleSettings.from_params(section(load_conf(), "extract")["sample"]), k=args.k)
+        index, _ = read_cc_index(spark, inputs["cc_index"], sampling)
+        selected, _ = select_sample(index, sampling)
         sel = selected.toPandas()
         html = index.where(html_captures(index)).count()     # the population the sample draws from
         if args.task_only:
@@ -263,7 +266,8 @@ def main() -> int:
         root = base or os.path.dirname(inputs["cc_index"].rstrip("/"))
         server = FaultServer(root=root)     # no faults queued: a plain server that honours Range
         url = server.url + "/"
-        loopback = dataclasses.replace(default_policy(), allow_private_addresses=True)   # the server is on 127.0.0.1
+        loopback = dataclasses.replace(RetryPolicy.from_params(section(load_conf(), "remote")),
+                                       allow_private_addresses=True)   # the server is on 127.0.0.1
         try:
             timings = {}
             for label, prefix in (("local", ""), ("http", url)):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -50,8 +51,9 @@ def demo_curve(spark, scores_path: str, classifier: str, threshold: float, seeds
     for k in KS:
         rows = []
         for seed in range(seeds):
-            index, _ = read_cc_index(spark, demo["cc_index"], SampleSettings(k=max(KS), seed=seed))
-            drawn = select_sample(index, SampleSettings(k=max(KS), seed=seed))[0].select("url", "draw_rank").toPandas()
+            sampling = replace(SampleSettings.from_params(section(load_conf(), "extract")["sample"]), k=max(KS), seed=seed)
+            index, _ = read_cc_index(spark, demo["cc_index"], sampling)
+            drawn = select_sample(index, sampling)[0].select("url", "draw_rank").toPandas()
             chosen = scores.url.isin(drawn[drawn.draw_rank <= k].url)
             part = scores[chosen].groupby("surt_host_name").agg(n_sample=("hq", "size"), hq_sample=("hq", "sum"))
             table = full.join(part, how="left").fillna({"n_sample": 0, "hq_sample": 0})
@@ -59,7 +61,8 @@ def demo_curve(spark, scores_path: str, classifier: str, threshold: float, seeds
             hosts = HostSample(table.index.to_numpy(), table.tld.to_numpy(), table.language.to_numpy(),
                                table.n_full.to_numpy(), table.hq_full.to_numpy(),
                                table.n_sample.to_numpy().astype(np.int64), table.hq_sample.to_numpy().astype(np.int64))
-            q = plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate")))
+            q = plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate")),
+                             min_pages=int(section(load_conf(), "policies.simulate")["min_pages"]))
             q["icc_scores_sample"], q["icc_scores_full"] = score_icc(scores, chosen)
             rows.append(q)
         out[f"k={k}"] = _mean(rows)
@@ -83,7 +86,8 @@ def calibrated_curve(hosts_n: int, seeds: int) -> dict:
             hosts = HostSample(np.array([f"h{i}" for i in range(pop.hosts)]),
                                np.asarray(pop.tld_names, dtype=object)[pop.tld],
                                np.array([g.split("|")[1] for g in groups]), pop.n, pop.hq, n_s, hq_s)
-            rows.append(plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate"))))
+            rows.append(plan_quality(hosts, AllocatorConfig.from_params(section(load_conf(), "policies.allocate")),
+                                     min_pages=int(section(load_conf(), "policies.simulate")["min_pages"])))
         out[f"k={k}"] = _mean(rows)
         print("calibrated", k, {a: round(b, 3) for a, b in out[f"k={k}"].items()}, flush=True)
     return out

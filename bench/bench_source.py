@@ -29,25 +29,39 @@ RESULTS = REPO / "bench" / "results"
 SIZES = (100, 200, 500, 1000, 2000)
 
 
+def read_limits():
+    """The read bounds of conf section extract, as every reader takes them."""
+    from crawlplan.conf import load_conf, section
+    from crawlplan.warc.reader import ReadLimits
+
+    return ReadLimits.from_params(section(load_conf("local"), "extract"))
+
+
 def _docs_mirrors():
     from crawlplan.source.mirror import load_mirrors
 
     return load_mirrors([str(SHARED / "sites" / "docs.python.org.warc.gz"),
-                         str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")])
+                         str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")], limits=read_limits())
 
 
 def timing(repeats: int) -> dict:
+    from crawlplan.conf import load_conf, section
     from crawlplan.source.baselines import MDLClustering, link_schema
     from crawlplan.source.features import extract
-    from crawlplan.source.learner import SitemapLearner
+    from crawlplan.source.learner import LearnerSettings, SitemapLearner
     from crawlplan.source.mirror import read_site_pages
 
+    conf_learner = section(load_conf("local"), LearnerSettings.SECTION)
+
+    def learner(method: str) -> SitemapLearner:
+        return SitemapLearner(LearnerSettings.from_params({**conf_learner, "method": method}))
+
     raw = read_site_pages([str(SHARED / "sites" / "docs.python.org.warc.gz"),
-                           str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")])
+                           str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")], limits=read_limits())
     pages = [p for site in sorted(raw) for p in raw[site] if p.html]
     feats, out = {}, {"pool_pages": len(pages), "fit": []}
     for method in ("paper", "default"):   # each method extracts its own XPath variant
-        mode = SitemapLearner(method=method).xpath_classes_
+        mode = learner(method).xpath_classes_
         t0, c0 = time.perf_counter(), time.process_time()
         feats[method] = [extract(p.url, p.html, xpath_classes=mode) for p in pages]
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -65,7 +79,7 @@ def timing(repeats: int) -> dict:
             best = float("inf")
             for _ in range(repeats):
                 t = time.perf_counter()
-                model = SitemapLearner(method=method).fit(X)
+                model = learner(method).fit(X)
                 best = min(best, time.perf_counter() - t)
             row[method] = best
             row[f"{method}_eps_source"] = model.eps_source_
@@ -79,7 +93,7 @@ def timing(repeats: int) -> dict:
     mdl.predict(schemas)
     out["mdl_pages_per_s"] = len(pages) / (time.perf_counter() - t)
     for method in ("paper", "default"):
-        model = SitemapLearner(method=method).fit(feats[method][:1000])
+        model = learner(method).fit(feats[method][:1000])
         t = time.perf_counter()
         model.predict(feats[method])
         out[f"knn_{method}_pages_per_s"] = len(pages) / (time.perf_counter() - t)
@@ -108,27 +122,27 @@ ALTERNATIVES = {
 
 def _sites():
     """(site, mirror builder args, spec) for every real site and demo forum available."""
-    from crawlplan.conf import get, load_conf
+    from crawlplan.conf import load_conf, section
     from crawlplan.demo.crawl import ensure_demo
     from crawlplan.paths import default_cache_dir
-    from crawlplan.source.experiment import site_specs
+    from crawlplan.source.experiment import SitemapSettings, site_specs
     from crawlplan.source.mirror import read_site_pages
     from crawlplan.warc.listing import resolve_inputs
 
-    params = get(load_conf("local"), "source.sitemaps")
+    params = section(load_conf("local"), SitemapSettings.SECTION)
     demo = ensure_demo(default_cache_dir() / "demo-h300-s0", hosts=300, seed=0, echo=lambda *_: None)
-    specs = site_specs(params, demo["ground_truth"])
+    specs = site_specs(SitemapSettings.from_params(params).site_types, demo["ground_truth"])
     raw = {}
     for name in ("docs.python.org", "docs.djangoproject.com"):
-        raw.update(read_site_pages([str(SHARED / "sites" / f"{name}.warc.gz")]))
+        raw.update(read_site_pages([str(SHARED / "sites" / f"{name}.warc.gz")], limits=read_limits()))
     forums = [s for s in specs if s not in raw]
-    raw.update(read_site_pages(resolve_inputs(demo["warc_paths"]), sites=set(forums)))
-    servo = read_site_pages(sorted(glob.glob(str(SHARED / "warc" / "servo" / "*.warc.gz"))))
+    raw.update(read_site_pages(resolve_inputs(demo["warc_paths"]), sites=set(forums), limits=read_limits()))
+    servo = read_site_pages(sorted(glob.glob(str(SHARED / "warc" / "servo" / "*.warc.gz"))), limits=read_limits())
     return params, raw, specs, servo
 
 
 def sites(with_alternatives: bool) -> dict:
-    from crawlplan.source.experiment import evaluate_site, feature_mode, train_site
+    from crawlplan.source.experiment import SitemapSettings, evaluate_site, feature_mode, train_site
     from crawlplan.source.mirror import build_mirror
 
     warnings.filterwarnings("ignore")
@@ -138,7 +152,7 @@ def sites(with_alternatives: bool) -> dict:
     for site in sorted(raw, key=lambda s: (not s.startswith("docs."), s)):
         mirrors = {}
         for name, cfg in configs.items():
-            p = {**params, **cfg}
+            p = SitemapSettings.from_params({**params, **cfg})
             xc = feature_mode(p)
             if xc not in mirrors:
                 mirrors[xc] = build_mirror(site, raw[site], xpath_classes=xc)

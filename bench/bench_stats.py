@@ -115,7 +115,7 @@ def tree_cpu_seconds(root: int) -> float:
 
 
 def run_spark(paths: dict, out: Path, replicates: int, cores: int) -> dict:
-    from crawlplan.conf import load_conf
+    from crawlplan.conf import load_conf, section
     from crawlplan.spark import build_session
 
     conf = load_conf("local", overrides=[f"spark.master=local[{cores}]", "spark.shuffle_partitions=8",
@@ -134,7 +134,8 @@ def run_spark(paths: dict, out: Path, replicates: int, cores: int) -> dict:
     scores = spark.read.parquet(paths["scores"])
     long = host_stats.long_scores(scores, CLASSIFIERS)
     langs = host_stats.host_language(scores).cache()
-    hs = host_stats.host_scores(long, langs).cache()
+    hs_conf = section(load_conf(), "stats.host_stats")
+    hs = host_stats.host_scores(long, langs, min_docs=int(hs_conf["min_docs"]), threshold=float(hs_conf["threshold"])).cache()
     hs.write.parquet(str(out / "host_scores"))
     lap("host_scores")
     icc = host_stats.icc_table(long)

@@ -28,6 +28,7 @@ import sys
 import time
 import warnings
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,21 +67,21 @@ CANDIDATES = {
 def labelled_sites(only: set[str] | None = None):
     """(params, {site: [SitePage]}, {site: SiteSpec}) for every labelled site available."""
     import build_sites
-    from bench_source import _sites
+    from bench_source import _sites, read_limits
 
     from crawlplan.source.experiment import site_specs
     from crawlplan.source.mirror import read_site_pages
 
     params, raw, specs, _servo = _sites()
     registry = build_sites.load_registry()
-    specs.update(site_specs({"extra_site_types": build_sites.site_types(registry)}))
+    specs.update(site_specs(build_sites.site_types(registry)))
     missing = [s for s in registry if not (SITES_DIR / f"{s}.warc.gz").is_file()]
     if missing:
         print(f"data/sites lacks {', '.join(missing)}: run scripts/build_sites.py", file=sys.stderr)
     for site in registry:
         path = SITES_DIR / f"{site}.warc.gz"
         if path.is_file():
-            raw.update(read_site_pages([str(path)]))
+            raw.update(read_site_pages([str(path)], limits=read_limits()))
     if only:
         raw = {s: p for s, p in raw.items() if s in only}
     return params, raw, specs
@@ -88,7 +89,7 @@ def labelled_sites(only: set[str] | None = None):
 
 def score(configs: dict, only: set[str] | None) -> list[dict]:
     from crawlplan.source.evaluate import clustering_scores
-    from crawlplan.source.experiment import evaluate_site, feature_mode, train_site
+    from crawlplan.source.experiment import SitemapSettings, evaluate_site, feature_mode, train_site
     from crawlplan.source.mirror import build_mirror
 
     warnings.filterwarnings("ignore")
@@ -98,7 +99,7 @@ def score(configs: dict, only: set[str] | None) -> list[dict]:
         mirrors = {}
         typer = specs[site].typer
         for name, cfg in configs.items():
-            p = {**params, **cfg}
+            p = SitemapSettings.from_params({**params, **cfg})
             mode = feature_mode(p)
             if mode not in mirrors:
                 mirrors[mode] = build_mirror(site, raw[site], xpath_classes=mode)
@@ -112,7 +113,7 @@ def score(configs: dict, only: set[str] | None) -> list[dict]:
             predicted = learner.predict([mirror.pages[u] for u in urls]).tolist()
             whole = clustering_scores([typer(u) for u in urls], predicted, min_pts)
             crawled = {f"{r['task']}/{r['method']}/{r['metric']}": r["value"]
-                       for r in evaluate_site(mirror, learner, sample, specs[site], {**p, "cv": False})
+                       for r in evaluate_site(mirror, learner, sample, specs[site], replace(p, cv=False))
                        if r["task"] in ("ucc", "target") and r["method"] in ("bfs", "source")}
             rows.append({"site": site, "config": name, "pages": len(mirror), "train": len(sample),
                          "eps_source": learner.eps_source_, "fit_s": fit_s,
@@ -210,13 +211,13 @@ def folder_split(only: set[str] | None) -> list[dict]:
     from sklearn.metrics import silhouette_score
 
     from crawlplan.source.evaluate import clustering_scores
-    from crawlplan.source.experiment import feature_mode, train_site
+    from crawlplan.source.experiment import SitemapSettings, feature_mode, train_site
     from crawlplan.source.mirror import build_mirror
     from crawlplan.source.url_kinds import cut_by_folder
 
     warnings.filterwarnings("ignore")
     params, raw, specs = labelled_sites(only)
-    p = {**params, **CANDIDATES["default, no cut by section (folder_cut off)"]}
+    p = SitemapSettings.from_params({**params, **CANDIDATES["default, no cut by section (folder_cut off)"]})
     out = []
     for site in sorted(raw):
         learner, sample = train_site(build_mirror(site, raw[site], xpath_classes=feature_mode(p)), p)
@@ -282,13 +283,13 @@ def _print_folder_split(rows: list[dict]) -> None:
 
 
 def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
-    from crawlplan.source.experiment import evaluate_site, feature_mode, train_site
+    from crawlplan.source.experiment import SitemapSettings, evaluate_site, feature_mode, train_site
     from crawlplan.source.features import normalise_url
     from crawlplan.source.mirror import build_mirror
 
     warnings.filterwarnings("ignore")
     params, raw, specs = labelled_sites(only)
-    p = {**params, **config, "cv": False}
+    p = SitemapSettings.from_params({**params, **config, "cv": False})
     curves, summary = [], []
     for site in sorted(raw):
         mirror = build_mirror(site, raw[site], xpath_classes=feature_mode(p))

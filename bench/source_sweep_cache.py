@@ -48,7 +48,7 @@ def main() -> int:
     out = {}
     for site in sorted(raw):
         mirror = build_mirror(site, raw[site])
-        sample = sample_apath(mirror, int(params.get("train_size", 1000)), seed=int(params.get("seed", 0)))
+        sample = sample_apath(mirror, int(params["train_size"]), seed=int(params["seed"]))
         html = {normalise_url(p.url): p.html for p in raw[site] if p.html}
         typer = specs[site].typer
         pages = []

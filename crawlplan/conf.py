@@ -11,6 +11,7 @@ import copy
 import dataclasses
 import difflib
 import math
+import types
 import typing
 from pathlib import Path
 from typing import Any
@@ -204,7 +205,8 @@ def settings_from(cls, params: dict, where: str, **derived):
 
     Every field of ``cls`` without a default is read from ``params`` (the section, merged over
     conf/defaults.yaml, so every key is there; a missing one is a ConfError naming it) and converted
-    to the field's type (``int``, ``float``, ``str``, ``bool``, ``tuple[T, ...]``, ``dict``).
+    to the field's type (``int``, ``float``, ``str``, ``bool``, ``tuple[T, ...]``, ``dict``,
+    ``dict[K, V]``; ``T | None``: ``""`` or null is None, the key's "not set").
     ``derived`` gives fields computed by the caller instead of read. Defaults are never written
     here: conf/defaults.yaml is the only place they are."""
     hints = typing.get_type_hints(cls)
@@ -222,6 +224,11 @@ def settings_from(cls, params: dict, where: str, **derived):
 
 def _convert(value: Any, kind: Any, name: str) -> Any:
     origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType) and type(None) in typing.get_args(kind):
+        if value is None or value == "":
+            return None         # "" in conf/defaults.yaml: not set (the code's rule decides)
+        inner = [k for k in typing.get_args(kind) if k is not type(None)]
+        return _convert(value, inner[0], name) if len(inner) == 1 else value
     try:
         if kind is bool:
             if isinstance(value, str):
@@ -239,6 +246,9 @@ def _convert(value: Any, kind: Any, name: str) -> Any:
             item = typing.get_args(kind)[0]
             return [_convert(v, item, name) for v in (value or ())]
         if kind is dict or origin is dict:
+            pair = typing.get_args(kind)
+            if pair:      # dict[K, V]: keys and values typed (YAML and JSON write keys differently)
+                return {_convert(k, pair[0], name): _convert(v, pair[1], name) for k, v in (value or {}).items()}
             return dict(value or {})
     except (TypeError, ValueError):
         raise ConfError(f"config key '{name}' has the wrong type: {value!r}") from None

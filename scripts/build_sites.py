@@ -55,7 +55,7 @@ def load_registry(path: Path = REGISTRY) -> dict[str, dict]:
 
 
 def page_type_patterns(spec: dict) -> dict[str, str]:
-    """The registry's path patterns as full-URL regexes (the shape of conf's ``site_types``)."""
+    """The registry's path patterns as full-URL regexes (the shape of conf/site_types.yaml)."""
     prefix = "^" + re.escape(spec["base"])
     return {name: f"{prefix}(?:{pat})" for name, pat in spec["page_types"].items()}
 

@@ -8,6 +8,10 @@ any checkout. What is counted:
 
 - ``node_defaults``: ``x.get("key", default)`` calls under ``crawlplan/nodes/`` — a default that
   repeats ``conf/defaults.yaml`` in the node instead of coming from the conf section.
+- ``library_defaults``: the same in the library (``crawlplan/`` outside ``nodes/``): a
+  ``x.get("key", <number>)`` or ``conf.get(conf, "a.key", <number>)`` call, or a function parameter
+  with a number as its default (``def f(min_docs=3)``), where ``conf/defaults.yaml`` has a key of
+  that name holding that number — a second place for a value the conf already holds.
 - ``icc_kernels``: functions that compute the ANOVA ICC1 machinery themselves: they spell out
   ``n0 = (N - sum n_i^2 / N) / (k - 1)``, the group-size adjustment every ICC1 estimator needs.
 - ``schema_shapers``: functions outside ``crawlplan/schemas.py`` that walk a dataset schema column
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import operator
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -180,6 +185,60 @@ def node_defaults(root: Path = ROOT) -> list[str]:
     return out
 
 
+def conf_keys(root: Path = ROOT) -> dict[str, set]:
+    """Every key name of conf/defaults.yaml, at any depth, with the numbers it holds there."""
+    import yaml  # PyYAML: only this count needs the conf, read as data
+
+    out: dict[str, set] = defaultdict(set)
+
+    def walk(node) -> None:
+        for key, value in node.items():
+            if isinstance(value, dict):
+                walk(value)
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                out[str(key)].add(value)
+
+    walk(yaml.safe_load((root / "conf" / "defaults.yaml").read_text(encoding="utf-8")) or {})
+    return out
+
+
+def _number(node: ast.AST | None):
+    """The number a default or argument spells (``3``, ``-1``, ``64 << 10``), else None."""
+    shifts = {ast.LShift: operator.lshift, ast.Mult: operator.mul, ast.Pow: operator.pow}
+    try:
+        value = ast.literal_eval(node) if node is not None else None
+    except ValueError:
+        if not (isinstance(node, ast.BinOp) and type(node.op) in shifts
+                and all(isinstance(x, ast.Constant) and isinstance(x.value, int) for x in (node.left, node.right))):
+            return None
+        value = shifts[type(node.op)](node.left.value, node.right.value)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def library_defaults(root: Path = ROOT) -> list[str]:
+    keys = conf_keys(root)
+    out = []
+    for path in python_files(root):
+        rel = path.relative_to(root)
+        if rel.parts[1] == "nodes":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and len(node.args) in (2, 3):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                key, value = node.args[-2], _number(node.args[-1])
+                if name == "get" and isinstance(key, ast.Constant) and isinstance(key.value, str) \
+                        and value is not None and value in keys.get(key.value.rsplit(".", 1)[-1], ()):
+                    out.append(f"{rel}:{node.lineno} get {key.value}")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                positional = a.posonlyargs + a.args
+                pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+                pairs += [(arg, d) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+                out += [f"{rel}:{node.lineno} {node.name}({arg.arg}={_number(d)})" for arg, d in pairs
+                        if _number(d) is not None and _number(d) in keys.get(arg.arg, ())]
+    return out
+
+
 def _is_n0_formula(node: ast.AST) -> bool:
     """``(N - sum_sq / N) / (k - 1)``: the ANOVA group-size adjustment every ICC1 estimator computes."""
     return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
@@ -238,6 +297,7 @@ def counts(root: Path = ROOT) -> dict:
     found = cycles(graph)
     return {
         "node_defaults": len(node_defaults(root)),
+        "library_defaults": len(library_defaults(root)),
         "icc_kernels": len(icc_kernels(root)),
         "schema_shapers": len(schema_shapers(root)),
         "package_cycles": len(found),
@@ -246,7 +306,7 @@ def counts(root: Path = ROOT) -> dict:
         "private_imports": len(private_imports(root)),
         "uncommented_function_imports": len(uncommented_function_imports(root)),
         "packages_importing_dag": sorted(p for p, deps in graph.items() if "dag" in deps),
-        "detail": {"icc_kernels": icc_kernels(root), "schema_shapers": schema_shapers(root), "cycles": found,
+        "detail": {"library_defaults": library_defaults(root), "icc_kernels": icc_kernels(root), "schema_shapers": schema_shapers(root), "cycles": found,
                    "private_imports": private_imports(root)},
     }
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from faultserver import FaultServer
-from settings_support import extract_settings, retry_policy
+from settings_support import extract_settings, read_limits, retry_policy, sample_settings
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -73,7 +73,7 @@ def test_index_rows_point_at_their_records(tiny_crawl):
         assert row["warc_filename"] == CRAWL_PATH             # relative, as Common Crawl's are
         data = read_range(str(root / row["warc_filename"]), row["warc_record_offset"], row["warc_record_length"])
         rec, outcome = parse_member(data, CRAWL_PATH, row["warc_record_offset"], max_payload_bytes=10**6,
-                                    read_payload=None)
+                                    read_payload=None, max_header_bytes=read_limits().max_header_bytes)
         assert rec is not None and rec.record_type == "response" and rec.url == row["url"]
         assert outcome.status == "ok"                         # the range is one whole gzip member
         assert row["url_host_registered_domain"] == hosts.registered_domain(row["url_host_name"])
@@ -132,7 +132,7 @@ def test_ranges_parsed_together_give_what_each_gives_alone(tiny_crawl, monkeypat
            whole[3], RecordRange(whole[4].offset, whole[4].length - 40, whole[4].url),  # cut short
            RecordRange(whole[5].offset, whole[6].offset - whole[5].offset),           # runs into the next records
            RecordRange(whole[7].offset, whole[7].length, "https://stale.example/"), whole[8], whole[9]]
-    options = {"max_payload_bytes": 10**6, "read_payload": None}
+    options = {"max_payload_bytes": 10**6, "read_payload": None, "max_header_bytes": read_limits().max_header_bytes}
 
     def parse(batch, reader, one_by_one=False):
         outcome = FileOutcome(warc_file=path)
@@ -177,13 +177,13 @@ def test_ranges_read_before_a_failed_read_are_still_parsed(tiny_crawl, max_gap):
 
 @pytest.mark.spark
 def test_k_per_host_drawn_in_spark_is_seeded_nested_and_counts_the_population(spark, tiny_crawl):
-    from crawlplan.ccindex.sample import SampleSettings, read_cc_index, select_sample
+    from crawlplan.ccindex.sample import read_cc_index, select_sample
 
     _, index_root = tiny_crawl
 
     def draw(**kw):
-        index, crawl = read_cc_index(spark, str(index_root), SampleSettings(**kw))
-        selected, population = select_sample(index, SampleSettings(**kw))
+        index, crawl = read_cc_index(spark, str(index_root), sample_settings(**kw))
+        selected, population = select_sample(index, sample_settings(**kw))
         return crawl, selected.toPandas(), population.toPandas().set_index("surt_host_name")
 
     crawl, five, pop = draw(k=5, seed=1)

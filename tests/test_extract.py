@@ -1,7 +1,7 @@
 """The extract node on real WARC files: the accounting invariant and trafilatura equality."""
 
 import pytest
-from settings_support import extract_section, extract_settings
+from settings_support import extract_section, extract_settings, read_limits, remote_section
 
 from crawlplan.conf import load_conf
 from crawlplan.dag.pipeline import load_pipeline
@@ -43,7 +43,7 @@ def test_document_text_equals_trafilatura_on_the_same_html(shared_data):
     path = str(shared_data / "warc/resiliparse-warcfile.warc.gz")
     docs = [r for r in process_warc_file(path, settings) if r["kind"] == "doc"]
     assert len(docs) >= 10
-    records = {r.offset: r for r in iter_records(path, FileOutcome(path))}
+    records = {r.offset: r for r in iter_records(path, FileOutcome(path), limits=read_limits())}
     for doc in docs:
         rec = records[doc["offset"]]
         html, _ = decode_html(rec.payload, rec.declared_charset)
@@ -128,11 +128,12 @@ def test_hanging_extraction_becomes_a_reject(monkeypatch):
 ])
 def test_bad_extract_settings_fail_before_any_record_is_read(key, value, message):
     with pytest.raises(ValueError, match=message):
-        ExtractSettings.from_params(extract_section(**{key: value}))
+        ExtractSettings.from_params(extract_section(**{key: value}), remote=remote_section())
 
 
 def test_whole_numbers_written_as_floats_or_exponents_are_taken_as_ints():
-    settings = ExtractSettings.from_params(extract_section(max_payload_bytes="1e7", min_text_chars=25.0, timeout_s=0))
+    settings = ExtractSettings.from_params(extract_section(max_payload_bytes="1e7", min_text_chars=25.0, timeout_s=0),
+                                           remote=remote_section())
     assert settings.max_payload_bytes == 10_000_000 and isinstance(settings.max_payload_bytes, int)
     assert settings.min_text_chars == 25 and isinstance(settings.min_text_chars, int)
     assert settings.timeout_s == 0.0                          # 0 = no time limit

@@ -18,8 +18,9 @@ import gzip
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from settings_support import sample_settings
 
-from crawlplan.ccindex.sample import SampleSettings, available_strata, read_cc_index, select_sample
+from crawlplan.ccindex.sample import available_strata, read_cc_index, select_sample
 from crawlplan.graph import hostindex, webgraph
 
 pytestmark = pytest.mark.spark
@@ -72,7 +73,7 @@ def test_cc_index_table_examples_through_the_sampled_extract_reader(spark, tmp_p
     _index_partition(root, "CC-MAIN-2017-39", SCHEMA_EXAMPLE, "2017-10-24T00:14:32+00:00",
                      drop=("content_charset", "content_languages"))    # both "since CC-MAIN-2018-39"
 
-    settings = SampleSettings(k=10, strata=("language",))
+    settings = sample_settings(k=10, strata=("language",))
     index, crawl = read_cc_index(spark, str(root), settings)            # the latest crawl by default
     assert crawl == "CC-MAIN-2026-30"
     selected, population = select_sample(index, settings)
@@ -82,7 +83,7 @@ def test_cc_index_table_examples_through_the_sampled_extract_reader(spark, tmp_p
     assert [tuple(r) for r in population.select("surt_host_name", "crawl", "captures", "html_captures").collect()] \
         == [("org,commoncrawl", "CC-MAIN-2026-30", 1, 1)]
 
-    old = SampleSettings(k=10, strata=("language",), crawl="CC-MAIN-2017-39")
+    old = sample_settings(k=10, strata=("language",), crawl="CC-MAIN-2017-39")
     absent: list[str] = []
     index, crawl = read_cc_index(spark, str(root), old, absent=absent)
     assert absent == ["content_languages"]

@@ -12,7 +12,7 @@ import tracemalloc
 from collections import Counter
 
 import pytest
-from settings_support import extract_settings
+from settings_support import extract_settings, read_limits
 
 from crawlplan import hosts
 from crawlplan.ccindex.build import index_rows
@@ -191,7 +191,7 @@ def test_an_endless_header_line_is_read_in_bounded_memory(tmp_path):
     tracemalloc.start()
     try:
         outcome = FileOutcome(str(path))
-        records = list(iter_records(str(path), outcome))
+        records = list(iter_records(str(path), outcome, limits=read_limits()))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -216,7 +216,7 @@ def test_index_build_counts_bad_urls_and_keys_only_valid_hosts(tmp_path):
                                    response(b"http://over.example.com/", n=3, length_delta=-50), good(4)],
                  gzipped=True)
     rejects = Counter()
-    rows, outcome = index_rows(path, rejects=rejects)
+    rows, outcome = index_rows(path, rejects=rejects, limits=read_limits())
     assert rejects == {"bad_url": 2, "bad_length": 1}
     assert sorted(r["url_host_name"] for r in rows) == ["good0.example.com", "good4.example.com"]
     assert all(hosts.valid_host(r["url_host_name"]) for r in rows)
@@ -226,13 +226,13 @@ def test_site_pages_count_bad_urls(tmp_path):
     path = write(tmp_path, "sites", [good(0), response(b"http://x<!--y.com/", n=1),
                                      response(b"http://a.example.com/" + b"p" * 9000, n=2)], gzipped=True)
     rejects = Counter()
-    sites = [site for site, _, _ in iter_site_records(path, rejects=rejects)]
+    sites = [site for site, _, _ in iter_site_records(path, rejects=rejects, limits=read_limits())]
     assert sites == ["good0.example.com"] and rejects == {"bad_url": 2}
 
 
 def test_url_problem_names_the_reason():
-    assert url_problem("http://example.com/") is None
-    assert url_problem("http://x<!--y.com/") == "no valid host"
-    assert url_problem("http://bad\ufffd.example.com/") == "the URL is not UTF-8"
+    assert url_problem("http://example.com/", 8192) is None
+    assert url_problem("http://x<!--y.com/", 8192) == "no valid host"
+    assert url_problem("http://bad\ufffd.example.com/", 8192) == "the URL is not UTF-8"
     assert url_problem("http://example.com/" + "a" * 100, max_url_bytes=50).startswith("a URL of 119 bytes")
-    assert url_problem(None) == "no URL"
+    assert url_problem(None, 8192) == "no URL"

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 from faultserver import FaultServer
-from settings_support import extract_settings, retry_policy
+from settings_support import extract_settings, read_limits, retry_policy
 from warcgen import html_page, write_warc
 
 from crawlplan.extract.records import process_warc_file
@@ -146,7 +146,7 @@ def test_a_file_cut_by_the_deadline_inside_a_record_is_truncated_not_corrupt(mon
     monkeypatch.setattr(reader, "open_stream", lambda path, policy: open_stream(path, policy, clock=fake.clock()))
     policy = retry_policy(file_deadline_s=deadline_s, throughput_window_s=1000, min_bytes_per_s=1)
     outcome = reader.FileOutcome(warc_file=f"https://example.org/{NAME}")
-    records = list(reader.iter_records(outcome.warc_file, outcome, remote=policy, reader=reader_name))
+    records = list(reader.iter_records(outcome.warc_file, outcome, remote=policy, reader=reader_name, limits=read_limits()))
     assert outcome.status == "truncated" and f"remote.file_deadline_s={deadline_s}" in outcome.error
     assert deadline_s * per_read < len(data) and len(records) == outcome.records
     urls, expected = [r.url for r in records], [f"http://a.example.com/p{i}" for i in range(len(records))]
@@ -155,7 +155,7 @@ def test_a_file_cut_by_the_deadline_inside_a_record_is_truncated_not_corrupt(mon
     fake.t = 0.0
     whole = reader.FileOutcome(warc_file=outcome.warc_file)
     unbounded = retry_policy(file_deadline_s=10**9, throughput_window_s=10**9, min_bytes_per_s=1e-6)
-    assert len(list(reader.iter_records(whole.warc_file, whole, remote=unbounded, reader=reader_name))) == 8
+    assert len(list(reader.iter_records(whole.warc_file, whole, remote=unbounded, reader=reader_name, limits=read_limits()))) == 8
     assert whole.status == "ok", whole.error
 
 

@@ -10,10 +10,11 @@ import io
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from settings_support import sample_settings
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from crawlplan.ccindex.sample import SampleSettings, available_strata, read_cc_index, select_sample
+from crawlplan.ccindex.sample import available_strata, read_cc_index, select_sample
 
 pytestmark = pytest.mark.spark
 
@@ -59,7 +60,7 @@ def old_crawl(tmp_path_factory):
 
 def test_an_old_crawl_is_sampled_without_the_language_stratum(spark, old_crawl):
     _, index_root = old_crawl
-    settings = SampleSettings(k=3, seed=1, strata=("language", "depth"))
+    settings = sample_settings(k=3, seed=1, strata=("language", "depth"))
     absent: list[str] = []
     index, crawl = read_cc_index(spark, str(index_root), settings, absent=absent)
     assert crawl == OLD and absent == ["content_languages"]
@@ -81,7 +82,7 @@ def test_a_crawl_that_should_have_the_column_and_lacks_it_is_refused(spark, tmp_
     part.mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist([], schema=OLD_SCHEMA), part / "part-00000.parquet")
     with pytest.raises(ValueError, match="content_languages is in every crawl since CC-MAIN-2018-39"):
-        read_cc_index(spark, str(tmp_path / "cc_index"), SampleSettings())
+        read_cc_index(spark, str(tmp_path / "cc_index"), sample_settings())
 
 
 def test_the_extract_node_samples_an_old_crawl_and_says_what_it_dropped(spark, old_crawl, tmp_path):

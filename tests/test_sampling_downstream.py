@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from settings_support import allocator_config
 
+from crawlplan.conf import load_conf, section
 from crawlplan.policies.sample_quality import HostSample, calibrated_sample, plan_quality, read_share
 
 
@@ -21,7 +22,7 @@ def test_a_sample_equal_to_the_full_pages_plans_like_the_full_extract():
     hq = rng.binomial(n, rng.beta(1, 3, 400))
     hosts = HostSample(np.array([f"h{i}" for i in range(400)]), np.array(["com", "de"] * 200),
                        np.array(["en", "de"] * 200), n, hq, n, hq)
-    q = plan_quality(hosts, allocator_config())
+    q = plan_quality(hosts, allocator_config(), min_pages=int(section(load_conf(), "policies.simulate")["min_pages"]))
     assert q["spearman_density"] == pytest.approx(1.0)
     for share in (0.05, 0.1, 0.2):
         assert q[f"oracle_share_sample@{share:g}"] == pytest.approx(q[f"oracle_share_full@{share:g}"])

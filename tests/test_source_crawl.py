@@ -1,6 +1,7 @@
 """Samplers, the crawl simulator, baselines and metrics on the synthetic forum."""
 
 import pytest
+from settings_support import sitemap_learner, sitemap_settings
 from test_source_synth import HOST, TYPES, bfs_order, forum_pages
 
 from crawlplan.source import navigation as nav
@@ -15,7 +16,6 @@ from crawlplan.source.evaluate import (
     ucc_scores,
 )
 from crawlplan.source.experiment import SiteSpec, evaluate_site, host_plan, train_site
-from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import SitePage, build_mirror
 from crawlplan.source.target import TargetFeedback
 
@@ -44,17 +44,17 @@ def spec():
 
 
 def test_apath_sampler_thins_the_queue(mirror):
-    apath = sample_apath(mirror, 1000)
+    apath = sample_apath(mirror, 1000, seed=0)
     bfs = sample_bfs(mirror, 1000)
     assert apath[0] == bfs[0] == mirror.entry
     assert len(set(apath)) == len(apath) and len(bfs) == len(mirror)
     assert len(apath) < len(bfs)                  # one link per (page, Apath) is enqueued
-    assert sample_apath(mirror, 5) == sample_apath(mirror, 1000)[:5]
+    assert sample_apath(mirror, 5, seed=0) == sample_apath(mirror, 1000, seed=0)[:5]
     assert sample_apath(mirror, 1000, seed=1) != apath or len(apath) < 5
 
 
 def test_bfs_crawl_is_capture_order(paper_mirror):
-    learner, _ = train_site(paper_mirror, {"method": "paper"})
+    learner, _ = train_site(paper_mirror, sitemap_settings(method="paper"))
     steps = CrawlSimulator(paper_mirror, learner).run("bfs", 20)
     assert [s.url for s in steps] == sample_bfs(paper_mirror, 20)
     assert all(s.score == 0 for s in steps)
@@ -62,14 +62,14 @@ def test_bfs_crawl_is_capture_order(paper_mirror):
 
 def test_mirror_and_sitemap_must_share_the_xpath_variant(mirror, paper_mirror):
     with pytest.raises(ValueError, match="XPath"):
-        train_site(paper_mirror, {"method": "default"})
-    learner, _ = train_site(paper_mirror, {"method": "paper"})
+        train_site(paper_mirror, sitemap_settings(method="default"))
+    learner, _ = train_site(paper_mirror, sitemap_settings(method="paper"))
     with pytest.raises(ValueError, match="XPath"):
         CrawlSimulator(mirror, learner)
 
 
 def test_crawls_respect_budget_and_never_repeat(mirror, spec):
-    learner, _ = train_site(mirror, {"method": "default"})
+    learner, _ = train_site(mirror, sitemap_settings(method="default"))
     sim = CrawlSimulator(mirror, learner, frontier_cap=50)
     for mode in ("ucc", "target"):
         steps = sim.run(mode, 30, example=spec.example)
@@ -82,8 +82,8 @@ def test_crawls_respect_budget_and_never_repeat(mirror, spec):
 
 
 def test_source_beats_bfs_on_the_forum(mirror, spec):
-    learner, sample = train_site(mirror, {"method": "default"})
-    rows = evaluate_site(mirror, learner, sample, spec, {"method": "default", "cv": False})
+    learner, sample = train_site(mirror, sitemap_settings(method="default"))
+    rows = evaluate_site(mirror, learner, sample, spec, sitemap_settings(method="default", cv=False))
     got = {(r["task"], r["method"], r["metric"]): r["value"] for r in rows}
     assert got[("ucc", "source", "valid_ratio")] > got[("ucc", "bfs", "valid_ratio")]
     assert got[("target", "source", "harvest_rate")] > got[("target", "bfs", "harvest_rate")]
@@ -100,7 +100,7 @@ def test_target_feedback_demotes_rows_that_yield_no_targets():
     table = {(0, "a"): {1: 2.0, 0: 2.0}, (0, "b"): {1: 2.0, 0: 2.0}, (1, "c"): {1: 1.0}}
     rows = {k: nav.row_probabilities(v) for k, v in table.items()}
     for weight, apart in ((5.0, True), (0.0, False)):
-        learner = SitemapLearner(target_feedback=weight, target_score="paper")   # the paper's blend
+        learner = sitemap_learner(target_feedback=weight, target_score="paper")   # the paper's blend
         learner.navigation_, learner.clusters_ = table, [0, 1]
         fb = TargetFeedback(learner, rows, target=1)
         before = fb.score((0, "b"))
@@ -112,20 +112,20 @@ def test_target_feedback_demotes_rows_that_yield_no_targets():
             hub = 0.5 * fb.hubs[0] + 0.5 * fb.hubs[1]
             assert fb.score((0, "a")) == fb.score((0, "b")) == pytest.approx(0.8 * 0.5 + 0.2 * hub)
         assert fb.score((9, "unseen")) == 0.0
-    assert SitemapLearner(method="paper").target_feedback_ == 0.0
+    assert sitemap_learner(method="paper").target_feedback_ == 0.0
     with pytest.raises(ValueError, match="target_feedback"):
-        SitemapLearner(target_feedback=-1).validate()
+        sitemap_learner(target_feedback=-1).validate()
     with pytest.raises(ValueError, match="balance_weight"):
-        SitemapLearner(balance_weight=2).validate()
+        sitemap_learner(balance_weight=2).validate()
 
 
 def test_host_plan_ranks_patterns(mirror, spec):
-    learner, sample = train_site(mirror, {"method": "default"})
+    learner, sample = train_site(mirror, sitemap_settings(method="default"))
     plan = host_plan(learner, top=5)
     assert [r["rank"] for r in plan] == list(range(1, len(plan) + 1))
     assert all(0.0 <= r["expected_share"] <= 1.0 + 1e-9 for r in plan)
     assert plan[0]["wanted_basis"] == "structure"
-    labelled = host_plan(learner, cluster_wanted={c: 1.0 for c in learner.clusters_})
+    labelled = host_plan(learner, cluster_wanted={c: 1.0 for c in learner.clusters_}, top=50)
     assert all(r["expected_share"] == pytest.approx(1.0) for r in labelled)
 
 
@@ -149,12 +149,12 @@ def test_tpm_patterns_generalise_differing_segments(mirror):
 
 def test_clustering_scores_by_hand():
     types = ["a"] * 4 + ["b"] * 4 + ["rare"]
-    perfect = clustering_scores(types, [0] * 4 + [1] * 4 + [2])
+    perfect = clustering_scores(types, [0] * 4 + [1] * 4 + [2], 4)
     assert perfect["micro_f"] == perfect["macro_f"] == perfect["micro_purity"] == 1.0
     assert perfect["pages"] == 8                               # 'rare' is an annotation outlier
-    merged = clustering_scores(types, [0] * 8 + [0])
+    merged = clustering_scores(types, [0] * 8 + [0], 4)
     assert merged["micro_f"] == pytest.approx(2 * 0.5 * 1 / 1.5)
-    outliers = clustering_scores(types, [-1] * 8 + [0])       # outliers are singleton clusters
+    outliers = clustering_scores(types, [-1] * 8 + [0], 4)       # outliers are singleton clusters
     assert outliers["micro_f"] == pytest.approx(2 * 1 * 0.25 / 1.25)
     assert outliers["outliers"] == 8 and outliers["clusters"] == 0
 
@@ -179,7 +179,7 @@ def test_harvest_ceiling_counts_the_list_pages_a_crawl_must_pay():
 def test_cv_precision_and_typer(paper_mirror):
     typer = PageTyper(TYPES)
     urls = list(paper_mirror.pages)
-    got = cv_precision(lambda: SitemapLearner(method="paper"), [paper_mirror.pages[u].xpaths for u in urls],
+    got = cv_precision(lambda: sitemap_learner(method="paper"), [paper_mirror.pages[u].xpaths for u in urls],
                        [typer(u) for u in urls])
     assert 0.9 <= got["micro_precision"] <= 1.0
     with pytest.raises(ValueError):

@@ -6,6 +6,7 @@ no real site."""
 
 import numpy as np
 import pytest
+from settings_support import sitemap_learner, sitemap_settings
 
 from crawlplan.source.crawl import CrawlSimulator
 from crawlplan.source.features import PageFeatures
@@ -119,7 +120,7 @@ def test_fit_cuts_predict_places_by_section_and_navigation_stays_structural():
     links = [[("/html/body/div[body]/a[ref]", urls[20 + i % 8]), ("/html/body/div[body]/a[ref]", urls[20 + (i + 1) % 8]),
               ("/html/body/div[body]/a[next]", urls[(i + 1) % 20])] for i in range(20)]
     links += [[("/html/body/div[nav]/a", urls[i])] for i in range(8)]
-    learner = SitemapLearner().fit(bags, urls=urls, links=links)
+    learner = sitemap_learner().fit(bags, urls=urls, links=links)
     library, tutorial, listing = learner.labels_[0], learner.labels_[12], learner.labels_[20]
     assert len({library, tutorial, listing}) == 3 and learner.n_clusters_ == 3
     assert learner.folder_cuts_ == {int(library): {"library": int(library), "tutorial": int(tutorial)}}
@@ -143,9 +144,9 @@ def test_fit_cuts_predict_places_by_section_and_navigation_stays_structural():
     assert back.folder_cuts_ == learner.folder_cuts_ and back.folder_root_ == learner.folder_root_ == "/3.11/"
     assert back.predict(new, urls=where).tolist() == [tutorial, library, listing]
     assert back.clusters_ == learner.clusters_
-    off = SitemapLearner(folder_cut="off").fit(bags, urls=urls, links=links)
+    off = sitemap_learner(folder_cut="off").fit(bags, urls=urls, links=links)
     assert off.labels_[0] == off.labels_[12] and off.folder_cuts_ == {}
-    assert SitemapLearner(method="paper").folder_cut_ == "off"
+    assert sitemap_learner(method="paper").folder_cut_ == "off"
     # without the cut, the structural prediction is the same
     assert learner.structural(learner.predict(new, urls=where)).tolist() == off.predict(new).tolist()
 
@@ -156,9 +157,9 @@ def test_cross_validated_precision_places_held_out_pages_by_section():
     urls = _pages("library", 16) + _pages("tutorial", 12) + _pages("_modules", 12)
     bags = [_prose(i) for i in range(28)] + [_listing(i) for i in range(12)]
     types = ["library"] * 16 + ["tutorial"] * 12 + ["listing"] * 12
-    with_urls = cv_precision(SitemapLearner, bags, types, urls=urls)
+    with_urls = cv_precision(sitemap_learner, bags, types, urls=urls)
     assert with_urls["micro_precision"] == 1.0
-    without = cv_precision(SitemapLearner, bags, types)    # one prose cluster: tutorial pages miss
+    without = cv_precision(sitemap_learner, bags, types)    # one prose cluster: tutorial pages miss
     assert without["micro_precision"] < 0.8
 
 
@@ -168,7 +169,7 @@ def test_the_crawl_navigates_by_structural_cluster():
     urls = _pages("library", 12) + _pages("tutorial", 8)
     bags = [_prose(i) for i in range(20)]
     links = [[("/html/body/div[body]/a", u) for u in urls[1:]]] + [[] for _ in urls[1:]]
-    learner = SitemapLearner().fit(bags, urls=urls, links=links)
+    learner = sitemap_learner().fit(bags, urls=urls, links=links)
     assert learner.folder_cuts_
     pages = {u: PageFeatures(url=u, xpaths=bag, links=link) for u, bag, link in zip(urls, bags, links)}
     mirror = Mirror(site="docs.example.org", pages=pages, order=list(urls), xpath_classes=learner.xpath_classes_)
@@ -179,7 +180,7 @@ def test_the_crawl_navigates_by_structural_cluster():
 @pytest.mark.parametrize("bad", ["on", "folders", 1])
 def test_folder_cut_must_be_a_known_mode(bad):
     with pytest.raises(ValueError, match="folder_cut"):
-        SitemapLearner(folder_cut=bad).validate()
+        sitemap_learner(folder_cut=bad).validate()
 
 
 def test_budget_exports_describe_a_cut_cluster_by_all_its_sections():
@@ -212,7 +213,7 @@ def test_sitemap_rows_carry_the_parts_and_their_structural_cluster():
     links = [[("/html/body/div[body]/a", u) for u in urls[1:]]] + [[("/html/body/div[nav]/a", urls[0])] for _ in urls[1:]]
     pages = {u: PageFeatures(url=u, xpaths=bag, links=link) for u, bag, link in zip(urls, bags, links)}
     mirror = Mirror(site="docs.example.org", pages=pages, order=list(urls), xpath_classes="elements")
-    tables = site_tables(mirror, {"method": "default", "sampler": "bfs"}, None)   # every page sampled
+    tables = site_tables(mirror, sitemap_settings(method="default", sampler="bfs"), None)   # every page sampled
     sitemap = tables["sitemaps"][0]
     parts = {r["cluster"]: r["part_of"] for r in sitemap["clusters"]}
     assert len(parts) == 2 and len(set(parts.values())) == 1 and sitemap["n_clusters"] == 2

@@ -5,6 +5,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from settings_support import sitemap_learner
 from test_source_synth import forum_pages
 
 from crawlplan.source import navigation as nav
@@ -39,7 +40,7 @@ def test_eps_histogram_rule_and_fallback():
 
 def test_clusters_follow_templates():
     urls, feats, kind = _forum()
-    learner = SitemapLearner(method="paper").fit(feats, urls=urls)
+    learner = sitemap_learner(method="paper").fit(feats, urls=urls)
     by_cluster = {}
     for k, c in zip(kind, learner.labels_):
         by_cluster.setdefault(int(c), Counter())[k] += 1
@@ -53,7 +54,7 @@ def test_clusters_follow_templates():
 
 def test_predict_normalises_new_pages():
     urls, feats, _ = _forum()
-    learner = SitemapLearner().fit(feats)
+    learner = sitemap_learner().fit(feats)
     doubled = [Counter({p: 2 * n for p, n in f.xpaths.items()}) for f in feats]
     same = learner.predict(feats)
     # log-tf changes with counts, but normalisation (L2 here) keeps a page in its cluster
@@ -66,20 +67,20 @@ def test_binary_tf_and_max_df():
     vector; ``max_df`` drops the paths on more than that share of the sample (the layout)."""
     urls, feats, _ = _forum()
     doubled = [Counter({p: 2 * n for p, n in f.xpaths.items()}) for f in feats[:5]]
-    binary = SitemapLearner(binary_tf=True).fit(feats)
+    binary = sitemap_learner(binary_tf=True).fit(feats)
     assert abs(binary.transform(doubled) - binary.transform(feats[:5])).max() < 1e-12
-    layout = SitemapLearner(max_df=0.5).fit(feats)
+    layout = sitemap_learner(max_df=0.5).fit(feats)
     n = len(feats)
     assert all(sum(p in f.xpaths for f in feats) <= 0.5 * n for p in layout.vocabulary_)
-    assert len(layout.vocabulary_) < len(SitemapLearner().fit(feats).vocabulary_)
+    assert len(layout.vocabulary_) < len(sitemap_learner().fit(feats).vocabulary_)
     for bad in ({"max_df": 0}, {"max_df": 1.5}, {"binary_tf": "yes"}):
         with pytest.raises(ValueError, match=next(iter(bad))):
-            SitemapLearner(**bad).validate()
+            sitemap_learner(**bad).validate()
 
 
 def test_json_round_trip_without_pickle():
     urls, feats, _ = _forum()
-    learner = SitemapLearner().fit(feats, urls=urls)
+    learner = sitemap_learner().fit(feats, urls=urls)
     text = learner.to_json()
     json.loads(text)                                           # plain JSON
     back = SitemapLearner.from_json(text)
@@ -129,48 +130,48 @@ def test_cluster_terms():
 
 def test_guard_replaces_a_shattering_eps():
     urls, feats, _ = _forum()
-    tiny = SitemapLearner(method="paper", eps=1e-9).fit(feats)   # everything an outlier
+    tiny = sitemap_learner(method="paper", eps=1e-9).fit(feats)   # everything an outlier
     assert tiny.outlier_share_ > 0.25
-    guarded = SitemapLearner(method="default", eps_rule="guarded", xpath_classes="none", norm="l1")
+    guarded = sitemap_learner(method="default", eps_rule="guarded", xpath_classes="none", norm="l1")
     guarded.fit(feats)
     assert guarded.outlier_share_ <= 0.25
-    shattered = SitemapLearner(method="default", eps_rule="guarded", num_bins="mul", max_outlier_share=0.0)
+    shattered = sitemap_learner(method="default", eps_rule="guarded", num_bins="mul", max_outlier_share=0.0)
     shattered.fit(feats)
     assert shattered.eps_source_ in ("histogram", "silhouette")
 
 
 def test_small_and_bad_input():
     with pytest.raises(ValueError):
-        SitemapLearner().fit([])
+        sitemap_learner().fit([])
     with pytest.raises(ValueError):
-        SitemapLearner(method="magic")
-    one = SitemapLearner().fit([Counter({"/html/body/p": 1})] * 3)
+        sitemap_learner(method="magic")
+    one = sitemap_learner().fit([Counter({"/html/body/p": 1})] * 3)
     assert one.labels_.tolist() == [0, 0, 0]
 
 
 def test_pages_without_shared_xpaths_still_classify():
-    learner = SitemapLearner().fit([Counter(), Counter()])            # e.g. frames with no leaves
+    learner = sitemap_learner().fit([Counter(), Counter()])            # e.g. frames with no leaves
     assert learner.n_features_ == 0
     assert learner.predict([Counter({"/x": 3})]).tolist() == [int(learner.labels_[0])]
     assert SitemapLearner.from_json(learner.to_json()).predict([Counter()]).tolist() == [int(learner.labels_[0])]
 
 
 def test_method_presets_and_overrides():
-    paper, default = SitemapLearner(method="paper"), SitemapLearner()
+    paper, default = sitemap_learner(method="paper"), sitemap_learner()
     assert (paper.xpath_classes_, paper.norm_, paper.eps_rule_) == ("none", "l1", "histogram")
     assert (default.xpath_classes_, default.norm_, default.eps_rule_) == ("elements", "l2", "select")
-    mixed = SitemapLearner(method="paper", norm="l2", eps_rule="select", xpath_classes="all")
+    mixed = sitemap_learner(method="paper", norm="l2", eps_rule="select", xpath_classes="all")
     assert (mixed.xpath_classes_, mixed.norm_, mixed.eps_rule_) == ("all", "l2", "select")
     with pytest.raises(ValueError):
-        SitemapLearner(norm="l3").fit([Counter({"/a": 1})] * 10)
+        sitemap_learner(norm="l3").fit([Counter({"/a": 1})] * 10)
     with pytest.raises(ValueError):
-        SitemapLearner(eps_rule="magic").fit([Counter({"/a": 1})] * 10)
+        sitemap_learner(eps_rule="magic").fit([Counter({"/a": 1})] * 10)
 
 
 def test_norms_of_training_vectors():
     urls, feats, _ = _forum()
-    l1 = SitemapLearner(method="paper").fit(feats).train_vectors_
-    l2 = SitemapLearner(xpath_classes="none").fit(feats).train_vectors_
+    l1 = sitemap_learner(method="paper").fit(feats).train_vectors_
+    l2 = sitemap_learner(xpath_classes="none").fit(feats).train_vectors_
     assert np.allclose(np.asarray(abs(l1).sum(axis=1)).ravel(), 1.0)
     assert np.allclose(np.sqrt(np.asarray(l2.multiply(l2).sum(axis=1)).ravel()), 1.0)
 
@@ -179,7 +180,7 @@ def test_select_rule_keeps_templates_apart_and_round_trips():
     urls, feats, kind = _forum()
     pages = forum_pages(seed=0)
     elem = [extract(u, pages[u], xpath_classes="elements") for u in urls]
-    learner = SitemapLearner().fit(elem, urls=urls)
+    learner = sitemap_learner().fit(elem, urls=urls)
     assert learner.eps_source_ in ("histogram", "silhouette") and learner.eps_ > 0
     by_cluster = {}
     for k, c in zip(kind, learner.labels_):
@@ -208,23 +209,23 @@ def test_select_rule_keeps_templates_apart_and_round_trips():
 ])
 def test_sitemap_settings_are_checked_before_any_site_is_learned(override, message):
     from crawlplan.conf import get, load_conf
-    from crawlplan.source.experiment import validate_params
+    from crawlplan.source.experiment import SitemapSettings
 
     params = dict(get(load_conf("local"), "source.sitemaps"))
-    validate_params(params)                                   # the shipped defaults pass
-    validate_params({**params, "train_size": 1000.0})         # a whole number written as a float
+    SitemapSettings.from_params(params)                                   # the shipped defaults pass
+    SitemapSettings.from_params({**params, "train_size": 1000.0})         # a whole number written as a float
     with pytest.raises(ValueError, match=message):
-        validate_params({**params, **override})
+        SitemapSettings.from_params({**params, **override})
 
 
 def test_noise_within_radius_joins_its_nearest_cluster_and_far_noise_stays():
     from sklearn.cluster import DBSCAN
 
     urls, feats, _ = _forum()
-    eps = 0.3 * SitemapLearner().fit(feats).eps_          # small enough to leave noise
-    kept = SitemapLearner(eps=eps, noise_radius=0).fit(feats)
-    attached = SitemapLearner(eps=eps, noise_radius=2).fit(feats)
-    everything = SitemapLearner(eps=eps, noise_radius=float("inf")).fit(feats)
+    eps = 0.3 * sitemap_learner().fit(feats).eps_          # small enough to leave noise
+    kept = sitemap_learner(eps=eps, noise_radius=0).fit(feats)
+    attached = sitemap_learner(eps=eps, noise_radius=2).fit(feats)
+    everything = sitemap_learner(eps=eps, noise_radius=float("inf")).fit(feats)
     X = kept.train_vectors_.toarray()
     raw = DBSCAN(eps=eps, min_samples=4).fit_predict(X)
     assert kept.labels_.tolist() == raw.tolist() and kept.noise_attached_ == 0
@@ -238,7 +239,7 @@ def test_noise_within_radius_joins_its_nearest_cluster_and_far_noise_stays():
         else:
             assert attached.labels_[i] == -1
     assert (attached.labels_[raw != -1] == raw[raw != -1]).all()   # clustered pages never move
-    assert SitemapLearner(method="paper").noise_radius_ == 0.0 and SitemapLearner().noise_radius_ == 4.0
+    assert sitemap_learner(method="paper").noise_radius_ == 0.0 and sitemap_learner().noise_radius_ == 4.0
     assert SitemapLearner.from_json(attached.to_json()).predict(feats).tolist() == attached.predict(feats).tolist()
     # prediction follows the same rule: a training page predicts its own cluster, and a page
     # unlike any clustered page (farther than the radius) is an outlier
@@ -246,13 +247,13 @@ def test_noise_within_radius_joins_its_nearest_cluster_and_far_noise_stays():
     stranger = Counter({path: 40 for path in list(attached.vocabulary_)[:3]})
     assert attached.predict([stranger]).tolist() == [-1]
     with pytest.raises(ValueError, match="noise_radius"):
-        SitemapLearner(noise_radius=-1).fit(feats)
+        sitemap_learner(noise_radius=-1).fit(feats)
 
 
 def test_no_xpath_passing_the_df_filter_is_one_cluster_not_a_crash():
     """Pages that share no XPath with minPts others (every bag unique) leave no features: the
     site is one cluster, as for a site too small to cluster."""
     bags = [{f"/html/body/div{i}": 1} for i in range(12)]
-    learner = SitemapLearner().fit(bags, urls=[f"https://x.example/p{i}.html" for i in range(12)])
+    learner = sitemap_learner().fit(bags, urls=[f"https://x.example/p{i}.html" for i in range(12)])
     assert learner.n_features_ == 0 and set(learner.labels_.tolist()) == {0}
     assert learner.predict([{"/html/body/div3": 1}]).tolist() == [0]

@@ -4,6 +4,7 @@ import json
 
 import pandas as pd
 import pytest
+from settings_support import read_limits
 from test_source_synth import HOST, TYPES, forum_pages, write_warc
 
 from crawlplan.cli import main as cli_main
@@ -56,7 +57,7 @@ def test_site_pages_then_sitemaps(spark, warc, tmp_path):
     assert storage.write_dataset(pages, "site_pages", str(tmp_path)) == len(rows)   # schema-checked write
 
     params = {"method": "default", "train_size": 1000, "cv": False, "plan_top": 10,
-              "site_types": {HOST: {"page_types": TYPES, "ucc_types": ["thread"], "target_type": "thread"}}}
+              "extra_site_types": {HOST: {"page_types": TYPES, "ucc_types": ["thread"], "target_type": "thread"}}}
     out = sitemaps.run(_ctx(spark, tmp_path, "sitemaps", params))
     sm = out["sitemaps"].toPandas()
     assert sm["site"].tolist() == [HOST] and sm["error"].isna().all()
@@ -78,10 +79,10 @@ def test_site_pages_selection_by_explicit_list_and_odd_hosts(warc):
     from crawlplan.source.mirror import read_site_pages
 
     rejects = Counter()
-    got = read_site_pages([warc], rejects=rejects)
+    got = read_site_pages([warc], rejects=rejects, limits=read_limits())
     assert set(got) == {HOST, SMALL}                          # the odd host never becomes a site
     assert rejects["bad_url"] == 1 and rejects["unsafe_site_name"] == 0   # an invalid host: a bad_url record
-    only = read_site_pages([warc], sites={SMALL})
+    only = read_site_pages([warc], sites={SMALL}, limits=read_limits())
     assert set(only) == {SMALL} and len(only[SMALL]) == 2
 
 
@@ -121,7 +122,7 @@ def test_dns_captures_are_counted_as_no_web_host_not_as_unsafe_names(shared_data
         dns = sum(1 for r in ArchiveIterator(fh) if r.rec_type == "response"
                   and (r.rec_headers.get_header("WARC-Target-URI") or "").startswith("dns:"))
     rejects = Counter()
-    got = read_site_pages([str(path)], rejects=rejects)
+    got = read_site_pages([str(path)], rejects=rejects, limits=read_limits())
     assert dns > 0 and rejects["no_web_host"] == dns
     assert rejects["unsafe_site_name"] == 0
     assert "" not in got and "www.archive.org" in got
@@ -138,6 +139,6 @@ def test_no_site_qualifies_gives_empty_sitemaps_not_a_crash(spark, warc, tmp_pat
                                                "max_pages": 1000}, {"warc_paths": warc})
     assert storage.write_dataset(site_pages.run(ctx)["site_pages"], "site_pages", str(tmp_path)) == 0
     assert storage.read_dataset(spark, "site_pages", str(tmp_path / "site_pages")).count() == 0
-    params = {"method": "default", "train_size": 1000, "cv": False, "plan_top": 10, "site_types": {}}
+    params = {"method": "default", "train_size": 1000, "cv": False, "plan_top": 10}
     out = sitemaps.run(_ctx(spark, tmp_path, "sitemaps", params))
     assert all(df.count() == 0 for df in out.values())

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from settings_support import sitemap_learner
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.learner import SitemapLearner
@@ -39,7 +40,7 @@ def _sample():
 
 def _learner(**params) -> SitemapLearner:
     urls, labels, links = _sample()
-    learner = SitemapLearner(**params)
+    learner = sitemap_learner(**params)
     learner.labels_ = np.asarray(labels)
     learner.clusters_ = sorted(set(labels))
     learner.fit_navigation(urls, links)
@@ -115,7 +116,7 @@ def test_rate_puts_a_hub_listing_many_targets_above_an_unlikely_target():
     the unlikely target."""
     rows = {(0, "source-link"): {1: 0.3, 2: 0.7}, (0, "package-link"): {3: 1.0}}
     for score, hub_first in (("rate", True), ("yield", False), ("paper", False)):
-        learner = SitemapLearner(target_score=score, target_feedback=0)
+        learner = sitemap_learner(target_score=score, target_feedback=0)
         learner.clusters_ = [0, 1, 2, 3]
         learner.navigation_ = rows
         learner.cluster_yield_ = {3: {1: 7.0}, 0: {1: 1.0}}
@@ -140,24 +141,24 @@ def test_the_family_target_counts_links_by_url():
 
 
 def test_a_learner_without_yields_ranks_by_p_alone():
-    learner = SitemapLearner()
+    learner = sitemap_learner()
     learner.navigation_, learner.clusters_, learner.url_families_ = {(0, "a"): {1: 1.0, 0: 3.0}}, [0, 1], {}
     fb = TargetFeedback(learner, {(0, "a"): {1: 0.25, 0: 0.75}}, target=1)
     assert fb.score((0, "a")) == pytest.approx(0.25)
 
 
 def test_presets_validation_and_json_round_trip():
-    assert SitemapLearner(method="paper").target_score_ == "paper"
-    assert SitemapLearner().target_score_ == "rate"
+    assert sitemap_learner(method="paper").target_score_ == "paper"
+    assert sitemap_learner().target_score_ == "rate"
     with pytest.raises(ValueError, match="target_score"):
-        SitemapLearner(target_score="pagerank").validate()
+        sitemap_learner(target_score="pagerank").validate()
     # twelve pages of two shapes and one far page (an outlier: noise kept); links into a
     # marked kind (``struct.*``) so a prefix other than '' goes through the JSON
     bags = [{"html/body/div": 1 + i % 2, f"html/body/p{i % 3}": 2} for i in range(12)]
     bags.append({"html/body/table/tr/td": 40})
     urls = [f"{HOST}/p/{i}" for i in range(13)]
     links = [[("row", f"{HOST}/api/struct.S{i % 4}.html"), ("nav", HOME)] for i in range(13)]
-    fitted = SitemapLearner(noise_radius=0).fit(bags, urls=urls, links=links)
+    fitted = sitemap_learner(noise_radius=0).fit(bags, urls=urls, links=links)
     assert -1 in fitted.kind_yield_
     assert any("struct" in prefixes for fams in fitted.kind_yield_.values() for prefixes in fams.values())
     back = SitemapLearner.from_json(fitted.to_json())

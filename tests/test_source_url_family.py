@@ -3,6 +3,7 @@ where a generator writes several kinds of page into one folder (synthetic URL se
 shapes of rustdoc, Doxygen, javadoc, Python and Django documentation; no real site)."""
 
 import pytest
+from settings_support import sitemap_learner
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.learner import SitemapLearner
@@ -14,7 +15,7 @@ WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu 
 
 
 def _learner(sample: list[str]) -> SitemapLearner:
-    learner = SitemapLearner(target_score="paper")   # target_url family; HITS hubs of the hand-made table
+    learner = sitemap_learner(target_score="paper")   # target_url family; HITS hubs of the hand-made table
     learner.url_families_ = url_family_counts(sample)
     return learner
 
@@ -65,14 +66,14 @@ def test_target_crawl_takes_the_example_url_family():
     assert example_family(learner, example).family == url_family(example)
     learner.url_families_ = url_family_counts(sample[:40] * 20 + sample[40:])
     assert example_family(learner, example) is None     # one folder for 95% of the site
-    assert example_family(SitemapLearner(method="paper"), example) is None
-    assert example_family(SitemapLearner(), example) is None   # a sitemap saved without families
-    off = SitemapLearner(target_url="off", target_score="paper")
+    assert example_family(sitemap_learner(method="paper"), example) is None
+    assert example_family(sitemap_learner(), example) is None   # a sitemap saved without families
+    off = sitemap_learner(target_url="off", target_score="paper")
     off.navigation_, off.clusters_, off.url_families_ = table, [0, 1], learner.url_families_
     structure_only = TargetFeedback(off, rows, target=1, example=example)
     assert structure_only.score((0, "a"), sibling) == structure_only.score((0, "a"), other)
     with pytest.raises(ValueError, match="target_url"):
-        SitemapLearner(target_url="folder").validate()
+        sitemap_learner(target_url="folder").validate()
 
 
 def _rustdoc(crate="https://docs.example.rs/kit/1.0/kit"):
@@ -237,7 +238,7 @@ def test_family_links_are_fetched_before_every_other_link():
     rows = {k: nav.row_probabilities(v) for k, v in table.items()}
     fb = TargetFeedback(learner, rows, target=0, example=f"{docs}/git-commit.html")
     assert fb.score((1, "a"), f"{docs}/git-push.html") > fb.score((0, "toc"), f"{docs}/gitglossary.html") > 0
-    back = SitemapLearner.from_json(SitemapLearner().fit(
+    back = SitemapLearner.from_json(sitemap_learner().fit(
         [{"/html/body/p": 1}] * 6, urls=[f"{docs}/git-{w}.html" for w in WORDS[:6]]).to_json())
     assert back.url_kind_clusters_ == {url_family(f"{docs}/git-add.html"): {"git": {0: 6}}}
 

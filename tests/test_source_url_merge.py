@@ -4,6 +4,7 @@ no real site."""
 
 import numpy as np
 import pytest
+from settings_support import sitemap_learner
 
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.url_kinds import MOSTLY, merge_by_url_kind, name_suffix, url_kinds
@@ -116,22 +117,22 @@ def _bag(kind: str, i: int) -> dict[str, int]:
 def test_fit_merges_structural_clusters_of_one_url_kind_only_when_asked():
     urls = [f"{BASE}/announce/release-7.{i}.html" for i in range(20)] + [f"{BASE}/reference/{w}.html" for w in WORDS[:10]]
     bags = [_bag("short", i) for i in range(10)] + [_bag("long", i) for i in range(10)] + [_bag("table", i) for i in range(10)]
-    structural = SitemapLearner(url_merge=0).fit(bags, urls=urls)
+    structural = sitemap_learner(url_merge=0).fit(bags, urls=urls)
     assert len(set(structural.labels_[:20].tolist())) == 2 and structural.url_merged_ == 0
-    merged = SitemapLearner().fit(bags, urls=urls)             # the default preset merges
+    merged = sitemap_learner().fit(bags, urls=urls)             # the default preset merges
     assert len(set(merged.labels_[:20].tolist())) == 1 and merged.url_merged_ == 1
     assert merged.labels_[25] != merged.labels_[0] and merged.n_clusters_ == 2
     # prediction follows the merged clusters: a new long release note joins the one cluster
     assert merged.predict([_bag("long", 3)])[0] == merged.labels_[0]
-    assert len(set(SitemapLearner().fit(bags).labels_[:20].tolist())) == 2     # no URLs, no merge
-    assert SitemapLearner(method="paper").url_merge_ == 0 and SitemapLearner().url_merge_ == MOSTLY
+    assert len(set(sitemap_learner().fit(bags).labels_[:20].tolist())) == 2     # no URLs, no merge
+    assert sitemap_learner(method="paper").url_merge_ == 0 and sitemap_learner().url_merge_ == MOSTLY
     assert SitemapLearner.from_json(merged.to_json()).url_merge is None
 
 
 @pytest.mark.parametrize("bad", [0.3, 0.5, 1.5, True, "yes"])
 def test_url_merge_must_be_off_or_a_majority_share(bad):
     with pytest.raises(ValueError, match="url_merge"):
-        SitemapLearner(url_merge=bad).validate()
+        sitemap_learner(url_merge=bad).validate()
 
 
 def test_labels_and_urls_must_pair_up():

@@ -129,8 +129,8 @@ def test_bootstrap_ci_is_seeded_and_covers_the_estimate():
     rng = np.random.default_rng(7)
     x = rng.normal(size=500)
     y = 0.5 * x + rng.normal(size=500)
-    lo, hi = reference.bootstrap_spearman(x, y, replicates=200, seed=11)
-    assert (lo, hi) == reference.bootstrap_spearman(x, y, replicates=200, seed=11)
+    lo, hi = reference.bootstrap_spearman(x, y, replicates=200, seed=11, alpha=0.05)
+    assert (lo, hi) == reference.bootstrap_spearman(x, y, replicates=200, seed=11, alpha=0.05)
     assert lo < reference.spearman(x, y) < hi
     assert 0.05 < hi - lo < 0.3
     assert reference.group_seed(1, "a", "b") == reference.group_seed(1, "a", "b") != reference.group_seed(1, "a", "c")

@@ -104,7 +104,7 @@ def test_spark_icc_equals_reference_on_random_unbalanced_data(spark):
 
 def _corr_table(spark, scores_df):
     long = host_stats.long_scores(scores_df, ["dclm", "fineweb_edu"])
-    hs = host_stats.host_scores(long, host_stats.host_language(scores_df), min_docs=2)
+    hs = host_stats.host_scores(long, host_stats.host_language(scores_df), min_docs=2, threshold=0.5)
     rng = np.random.default_rng(9)
     host_keys = sorted(r.rev_host for r in hs.select("rev_host").distinct().collect())
     feats = spark.createDataFrame([(k, float(rng.normal()), float(np.round(rng.normal(), 1))) for k in host_keys],

@@ -4,7 +4,7 @@ import gzip
 import random
 
 import pytest
-from settings_support import extract_settings
+from settings_support import extract_settings, read_limits
 
 from crawlplan.extract.records import process_warc_file
 from crawlplan.warc.listing import ListingError, resolve_inputs
@@ -44,7 +44,7 @@ def test_every_real_file_keeps_the_invariant(shared_data, reader):
 
 def test_brotli_bodies_are_decoded(shared_data):
     outcome = FileOutcome("facebook")
-    decoded = [r for r in iter_records(str(shared_data / "warc/servo/Facebook.warc.gz"), outcome)
+    decoded = [r for r in iter_records(str(shared_data / "warc/servo/Facebook.warc.gz"), outcome, limits=read_limits())
                if r.http_headers.get("content-encoding") == "br" and r.payload is not None]
     assert decoded, "expected brotli-encoded bodies in the servo Facebook capture"
     assert all(r.payload_error is None for r in decoded)

@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 from crawlplan import hosts
 from crawlplan.ccindex import columns as cols
 from crawlplan.conf import load_conf, section, settings_from
-from crawlplan.warc.reader import FileOutcome, iter_records, url_problem
+from crawlplan.warc.reader import FileOutcome, ReadLimits, iter_records, url_problem
 
 ROW_TYPES = ("response", "revisit")          # the captures Common Crawl's CDX writer indexes
 SCRATCH = "_build"                           # readers skip folders starting with "_"
@@ -55,17 +55,19 @@ class IndexSettings:
     rows_per_file: int
     merge_batch_rows: int
     compression: str
+    limits: ReadLimits           # conf extract's read bounds (a capture's URL, header blocks, payloads)
 
     @classmethod
-    def from_params(cls, params: dict) -> IndexSettings:
-        settings = settings_from(cls, params, "index")
+    def from_params(cls, params: dict, **derived) -> IndexSettings:
+        settings = settings_from(cls, params, "index", **derived)
         if not settings.crawl or "/" in settings.crawl or settings.rows_per_file < 1 or settings.merge_batch_rows < 1:
             raise ValueError("index.crawl must be a folder name; index.rows_per_file and merge_batch_rows >= 1")
         return settings
 
     @classmethod
     def from_conf(cls, conf: dict | None = None) -> IndexSettings:
-        return cls.from_params(section(conf if conf is not None else load_conf(), "index"))
+        conf = conf if conf is not None else load_conf()
+        return cls.from_params(section(conf, "index"), limits=ReadLimits.from_params(section(conf, "extract")))
 
 
 def _sort_key(row: dict) -> tuple:
@@ -73,11 +75,11 @@ def _sort_key(row: dict) -> tuple:
     return row["url_surtkey"], row["fetch_time"], row["warc_filename"], row["warc_record_offset"]
 
 
-def _row(rec, length: int, warc_filename: str, rejects: Counter) -> dict | None:
+def _row(rec, length: int, warc_filename: str, rejects: Counter, max_url_bytes: int) -> dict | None:
     url = rec.url or ""
     parts, host = cols.url_parts(url), hosts.host_of(url)
     key = cols.url_surtkey(url) if parts and host else None
-    if url_problem(url) or parts is None or not host:
+    if url_problem(url, max_url_bytes) or parts is None or not host:
         rejects["bad_url"] += 1
         return None
     if key is None:
@@ -105,7 +107,7 @@ def _row(rec, length: int, warc_filename: str, rejects: Counter) -> dict | None:
 
 
 def index_rows(path: str, warc_filename: str | None = None, rejects: Counter | None = None,
-               warcinfo: dict | None = None) -> tuple[list[dict], FileOutcome]:
+               warcinfo: dict | None = None, *, limits: ReadLimits) -> tuple[list[dict], FileOutcome]:
     """The index rows of one WARC file (``warc_filename``: the name written, default ``path``),
     before the file-level columns (``warc_segment``, the crawl, a missing ``fetch_time``) are set.
 
@@ -125,12 +127,12 @@ def index_rows(path: str, warc_filename: str | None = None, rejects: Counter | N
         if rec.fault:
             rejects[rec.fault] += 1
             return
-        row = _row(rec, end - rec.offset, warc_filename or path, rejects)
+        row = _row(rec, end - rec.offset, warc_filename or path, rejects, limits.max_url_bytes)
         if row is not None:
             rows.append(row)
 
     wanted = ("response", "metadata", "warcinfo")
-    for rec in iter_records(path, outcome, read_payload=lambda r: r.record_type in wanted):
+    for rec in iter_records(path, outcome, limits=limits, read_payload=lambda r: r.record_type in wanted):
         if rec.record_type == "warcinfo" and "date" not in warcinfo:
             text = (rec.payload or b"").decode("utf-8", "replace")
             warcinfo["date"] = cols.parse_time(rec.date)
@@ -193,7 +195,7 @@ def _scan_one(job: tuple[int, str, str, str, IndexSettings]) -> dict:
     number, path, warc_filename, scratch, settings = job
     rejects: Counter = Counter()
     warcinfo: dict = {}
-    rows, outcome = index_rows(path, warc_filename, rejects, warcinfo)
+    rows, outcome = index_rows(path, warc_filename, rejects, warcinfo, limits=settings.limits)
     crawl, segment, subset, crawl_from = file_partition(warc_filename, warcinfo, settings)
     fallbacks = _fill_fetch_time(rows, warcinfo, path)
     by_subset: dict[str, list[dict]] = defaultdict(list)

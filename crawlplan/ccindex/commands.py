@@ -9,20 +9,22 @@ import json
 from collections import Counter
 
 from crawlplan.ccindex.build import IndexSettings, build_index
-from crawlplan.conf import load_conf
+from crawlplan.conf import load_conf, section
 from crawlplan.warc.listing import resolve_inputs
+from crawlplan.warc.remote import RetryPolicy
 
 
 def cmd_index_build(args) -> int:
-    paths = resolve_inputs(args.warc, base=args.warc_base or "")
+    overrides = list(args.overrides) + ([f"index.crawl={args.crawl}"] if args.crawl else [])
+    conf = load_conf(args.profile, args.conf, overrides)
+    paths = resolve_inputs(args.warc, base=args.warc_base or "", policy=RetryPolicy.from_params(section(conf, "remote")))
     if not paths:
         raise ValueError("index build: --warc names no WARC files")
     remote = [p for p in paths if "://" in p.removeprefix("file://")]
     if remote:
         raise ValueError(f"index build reads local WARC files; {remote[0]} is remote (Common Crawl publishes the "
                          f"index of its own crawls: s3://commoncrawl/cc-index/table/cc-main/warc/)")
-    overrides = list(args.overrides) + ([f"index.crawl={args.crawl}"] if args.crawl else [])
-    settings = IndexSettings.from_conf(load_conf(args.profile, args.conf, overrides))
+    settings = IndexSettings.from_conf(conf)
     summary = build_index(paths, args.out, base=args.base or "", jobs=args.jobs, settings=settings)
     rows = sum(s["rows"] for s in summary)
     bad = [s for s in summary if s["status"] != "ok"]

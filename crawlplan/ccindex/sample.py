@@ -22,6 +22,7 @@ subsets (partition pruning), so on Common Crawl's index
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, replace
 
@@ -29,7 +30,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
-from crawlplan.conf import number_setting
+from crawlplan.conf import Settings, number_setting, settings_from
 from crawlplan.extract.records import HTML_TYPES
 from crawlplan.graph.hostindex import list_crawls
 from crawlplan.graph.keys import normalize_rev_host, rev_to_surt
@@ -47,34 +48,34 @@ _CRAWL_NAME = re.compile(r"^CC-MAIN-\d{4}-\d{2}$")
 
 
 @dataclass(frozen=True)
-class SampleSettings:
-    k: int = 10
-    seed: int = 0
-    strata: tuple[str, ...] = ()
-    crawl: str = ""                        # "" = the index's latest crawl
-    subsets: tuple[str, ...] = ("warc", "crawldiagnostics", "robotstxt")
-    merge_gap_bytes: int = 0
+class SampleSettings(Settings):
+    """Conf section ``extract.sample`` (values and meaning: conf/defaults.yaml)."""
+    SECTION = "extract.sample"
+    k: int
+    seed: int
+    strata: tuple[str, ...]
+    crawl: str                             # "" = the index's latest crawl
+    subsets: tuple[str, ...]
+    merge_gap_bytes: int
 
     @classmethod
-    def from_params(cls, params: dict | None) -> SampleSettings:
-        p = dict(params or {})
-        unknown = sorted(set(p) - {"k", "seed", "strata", "crawl", "subsets", "merge_gap_bytes"})
+    def from_params(cls, params: dict, **derived) -> SampleSettings:
+        """Counts may be written 1e3 or 10.0 (number_setting); a missing key is an error naming it."""
+        unknown = sorted(set(params) - {f.name for f in dataclasses.fields(cls)})
         if unknown:
-            raise ValueError(f"unknown extract.sample key(s): {', '.join(unknown)}")
-        strata = tuple(str(s) for s in (p.get("strata") or ()))
-        bad = [s for s in strata if s not in STRATA]
+            raise ValueError(f"unknown {cls.SECTION} key(s): {', '.join(unknown)}")
+        numbers = {key: number_setting(f"{cls.SECTION}.{key}", params[key], integer=True)
+                   for key in ("k", "seed", "merge_gap_bytes") if key in params}
+        return settings_from(cls, params, cls.SECTION, **numbers, **derived)
+
+    def __post_init__(self):
+        bad = [s for s in self.strata if s not in STRATA]
         if bad:
             raise ValueError(f"unknown extract.sample.strata {bad}; choose from {', '.join(STRATA)}")
-        k = number_setting("extract.sample.k", p.get("k", cls.k), integer=True)
-        if k < 1:
+        if self.k < 1:
             raise ValueError("extract.sample.k must be >= 1")
-        subsets = tuple(str(s) for s in (p.get("subsets") or cls.subsets))
-        if "warc" not in subsets:
+        if "warc" not in self.subsets:
             raise ValueError("extract.sample.subsets must include 'warc' (the successful captures)")
-        return cls(k=k, seed=number_setting("extract.sample.seed", p.get("seed", 0), integer=True), strata=strata,
-                   crawl=str(p.get("crawl") or ""), subsets=subsets,
-                   merge_gap_bytes=number_setting("extract.sample.merge_gap_bytes", p.get("merge_gap_bytes", 0),
-                                                  integer=True))
 
 
 def extract_mode(params: dict) -> str:

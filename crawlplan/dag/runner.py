@@ -20,7 +20,7 @@ from pathlib import Path
 from pyspark.sql import DataFrame
 
 from crawlplan import __version__, storage
-from crawlplan.conf import get
+from crawlplan.conf import get, section
 from crawlplan.dag.context import InputError, JobContext
 from crawlplan.dag.lease import LeaseSettings, OutputLease
 from crawlplan.dag.pipeline import Node, Pipeline
@@ -289,7 +289,7 @@ class Runner:
         started = time.time()
         run = load_job(node.job)
         with ProgressReporter(self.spark, node.name, echo=self.echo,
-                              every_s=float(get(self.conf, "run.progress_every_s", 10))):
+                              every_s=float(section(self.conf, "run")["progress_every_s"])):
             results = run(ctx) or {}
             unknown = set(results) - set(node.outputs)
             if unknown:

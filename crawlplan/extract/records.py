@@ -18,8 +18,8 @@ from crawlplan.extract.decode import decode_html
 from crawlplan.extract.language import LANGUAGE_IDS, detect_language
 from crawlplan.extract.text import EXTRACTORS, ExtractionTimeout, extract_text, trafilatura_options
 from crawlplan.warc.ranges import RecordRange, iter_ranges
-from crawlplan.warc.reader import FileOutcome, RawRecord, crawl_of, iter_records, url_problem
-from crawlplan.warc.remote import RetryPolicy, default_policy
+from crawlplan.warc.reader import FileOutcome, RawRecord, ReadLimits, crawl_of, iter_records, url_problem
+from crawlplan.warc.remote import RetryPolicy
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # a file that gave no record at all still leaves one reject row saying why
@@ -46,16 +46,21 @@ class ExtractSettings(Settings):
     remote: RetryPolicy       # conf section ``remote``: retries for http(s)/S3
 
     @classmethod
-    def from_params(cls, params: dict, check_packages: bool = True, remote: dict | None = None) -> ExtractSettings:
-        """Counts may be written 1e7 or 1000.0 (number_setting); ``remote`` is the conf section
-        ``remote`` (None: conf/defaults.yaml's)."""
+    def from_params(cls, params: dict, check_packages: bool = True, *, remote: dict) -> ExtractSettings:
+        """Counts may be written 1e7 or 1000.0 (number_setting); ``remote`` is the run's conf
+        section ``remote`` (its overrides included)."""
         numbers = {key: number_setting(f"extract.{key}", params[key], integer)
                    for key, integer in _NUMBERS if key in params}
-        policy = RetryPolicy.from_params(remote) if remote is not None else default_policy()
         settings = settings_from(cls, params, cls.SECTION, **numbers,
-                                 trafilatura=trafilatura_options(params.get("trafilatura")), remote=policy)
+                                 trafilatura=trafilatura_options(params.get("trafilatura")),
+                                 remote=RetryPolicy.from_params(remote))
         settings.validate(check_packages)
         return settings
+
+    @property
+    def limits(self) -> ReadLimits:
+        """The bounds of a WARC read, as the readers take them."""
+        return ReadLimits(self.max_payload_bytes, self.max_header_bytes, self.max_url_bytes)
 
     def validate(self, check_packages: bool = True) -> None:
         """Fail on the driver, before any task starts: a typo here would otherwise reach every
@@ -202,9 +207,8 @@ def process_warc_file(path: str, settings: ExtractSettings) -> Iterator[dict]:
 def _file_records(path: str, settings: ExtractSettings, outcome: FileOutcome) -> Iterator[dict]:
     seen_ids: set[str] = set()
     try:
-        for rec in iter_records(path, outcome, max_payload_bytes=settings.max_payload_bytes,
-                                read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote,
-                                max_header_bytes=settings.max_header_bytes):
+        for rec in iter_records(path, outcome, limits=settings.limits, read_payload=_is_html_candidate,
+                                reader=settings.reader, remote=settings.remote):
             if rec.record_type == "response":
                 yield {**_response_row(rec, settings, seen_ids), "_response": True}
     except Exception as exc:  # defensive: the reader already turns faults into values
@@ -214,7 +218,7 @@ def _file_records(path: str, settings: ExtractSettings, outcome: FileOutcome) ->
                "stage": "read", "reason": FILE_REJECT_REASONS[outcome.status], "detail": outcome.error}
 
 
-def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int = 0) -> Iterator[dict]:
+def process_warc_ranges(path: str, ranges: list[dict], settings: ExtractSettings, max_gap: int) -> Iterator[dict]:
     """The sampled twin of :func:`process_warc_file`: only the records at ``ranges`` (dicts with
     ``offset``, ``length``, ``url`` from the columnar index) are read, by byte range, and each
     yields one document or one reject, with the same rows a full read gives for that record.
@@ -228,9 +232,8 @@ def _range_records(path: str, ranges: list[dict], settings: ExtractSettings, max
                    outcome: FileOutcome) -> Iterator[dict]:
     wanted = [RecordRange(int(r["offset"]), int(r["length"]), r.get("url")) for r in ranges]
     seen_ids: set[str] = set()
-    for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, max_payload_bytes=settings.max_payload_bytes,
-                              read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote,
-                              max_header_bytes=settings.max_header_bytes):
+    for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, limits=settings.limits,
+                              read_payload=_is_html_candidate, reader=settings.reader, remote=settings.remote):
         rec = result.record
         if rec is not None and rec.record_type != "response":
             result.error, result.detail = "not_a_response", f"WARC-Type {rec.record_type} at this offset"

@@ -65,7 +65,7 @@ def _extract_partition(settings: ExtractSettings):
 
 
 def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSettings,
-                 files_per_partition: int = 1) -> DataFrame:
+                 files_per_partition: int) -> DataFrame:
     """All rows of all files; WARC files are spread evenly, ``files_per_partition`` per task."""
     slices = max(1, math.ceil(len(paths) / max(1, files_per_partition)))
     listing = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=slices)
@@ -101,7 +101,7 @@ def _extract_ranges_partition(settings: ExtractSettings, base: str, index_root: 
 
 
 def extract_sampled_wide(files: DataFrame, settings: ExtractSettings, *, base: str, index_root: str,
-                         max_gap: int = 0, files_per_partition: int = 1) -> DataFrame:
+                         max_gap: int, files_per_partition: int) -> DataFrame:
     """The wide frame of ``extract_wide`` for the selected records only: ``files`` has one row per
     WARC file (``warc_filename`` as the index names it, ``ranges``: offset, length, url), each
     file's records fetched by byte range in one task. Relative names resolve against ``base``
@@ -113,7 +113,7 @@ def extract_sampled_wide(files: DataFrame, settings: ExtractSettings, *, base: s
 
 
 def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: ExtractSettings, *,
-                          wave_files: int, work_dir: str, files_per_partition: int = 1) -> tuple[DataFrame, int, int]:
+                          wave_files: int, work_dir: str, files_per_partition: int) -> tuple[DataFrame, int, int]:
     """``extract_wide`` over ``paths`` in waves of ``wave_files`` files, each wave saved under
     ``work_dir`` as it finishes; waves already saved there are not read again.
 

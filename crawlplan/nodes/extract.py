@@ -54,7 +54,7 @@ def run(ctx):
     per_task = number_setting("extract.files_per_partition", ctx.params["files_per_partition"], integer=True)
     allowed_failures(ctx.params["max_failed_files"], 1)      # a typo fails now, not after the reading
     mode = extract_mode(ctx.params)
-    sample = SampleSettings.from_params(ctx.params.get("sample"))
+    sample = SampleSettings.from_params(ctx.params["sample"])
     if mode == "sampled":
         if section(ctx.conf, "run")["retry_failed"]:
             raise ValueError("--retry-failed completes a full extract; a sampled extract is rerun whole "

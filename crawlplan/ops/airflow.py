@@ -14,7 +14,7 @@ import json
 import re
 
 from crawlplan import __version__
-from crawlplan.conf import get
+from crawlplan.conf import section
 from crawlplan.dag.pipeline import Pipeline
 from crawlplan.ops import submit
 
@@ -82,15 +82,15 @@ def _literal(value) -> str:
 
 def render_dag(pipeline: Pipeline, conf: dict, *, conf_file: str = "") -> str:
     spec = submit.SubmitSpec.from_conf(conf, conf_file)
-    ops = get(conf, "ops", {}) or {}
+    ops = section(conf, "ops")
     order = pipeline.order()
     nodes = {n: operator_kwargs(spec, pipeline, n) for n in order}
     upstream = {n: pipeline.dependencies(n) for n in order}
-    dag_id = str(ops.get("dag_id") or f"crawlplan_{pipeline.name}")
+    dag_id = str(ops["dag_id"] or f"crawlplan_{pipeline.name}")
     return TEMPLATE.format(
         pipeline=pipeline.name, description=pipeline.description or "crawlplan", version=__version__,
-        conf_flag=f" --conf {conf_file}" if conf_file else "", conn_id=str(ops.get("conn_id") or "spark_default"),
+        conf_flag=f" --conf {conf_file}" if conf_file else "", conn_id=str(ops["conn_id"]),
         nodes=_literal(nodes), upstream=_literal(upstream), dag_id=dag_id,
         dag_description=(pipeline.description or f"crawlplan {pipeline.name}")[:200],
-        schedule=ops.get("schedule") or None, retries=int(ops.get("retries", 1) or 0),
+        schedule=ops["schedule"] or None, retries=int(ops["retries"] or 0),
     )

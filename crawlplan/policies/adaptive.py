@@ -179,7 +179,7 @@ def open_order(rate_cell: np.ndarray, cell: np.ndarray, first: np.ndarray, shuff
     return np.concatenate([first, rest[np.argsort(cell_rank[cell[rest]], kind="stable")]])
 
 
-def adaptive_policy(pop: Population, flags, offsets, budgets, rng: np.random.Generator, *, pilot_hosts=2000,
+def adaptive_policy(pop: Population, flags, offsets, budgets, rng: np.random.Generator, *, pilot_hosts: int,
                     pilot_pages=2, use_groups=True, use_sizes=True, taus=TAUS):
     """Yield of the adaptive policy at each budget (pages); returns [(pages, hq, tau), ...] and the prior."""
     hosts = pop.hosts

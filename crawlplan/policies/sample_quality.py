@@ -71,9 +71,10 @@ def _oracle_yield(density: np.ndarray, size: np.ndarray, budget: int) -> float:
     return float((take * density[order]).sum())
 
 
-def plan_quality(hosts: HostSample, allocator: AllocatorConfig, *, shares=BUDGET_SHARES, min_pages: int = 3) -> dict:
+def plan_quality(hosts: HostSample, allocator: AllocatorConfig, *, min_pages: int, shares=BUDGET_SHARES) -> dict:
     """Rank correlation, binary ICC1 and the budgets' share of oracle, sample against all pages;
-    ``allocator`` is conf section ``policies.allocate`` (budget, reserve and caps are set here)."""
+    ``allocator`` is conf section ``policies.allocate`` (budget, reserve and caps are set here);
+    hosts with fewer than ``min_pages`` pages are left out (conf ``policies.simulate.min_pages``)."""
     keep = hosts.n_full >= min_pages
     h = HostSample(*(getattr(hosts, f)[keep] for f in HostSample.__dataclass_fields__))
     truth = h.hq_full / h.n_full

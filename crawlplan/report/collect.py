@@ -108,8 +108,8 @@ def sampling_frame(df: DataFrame) -> pd.DataFrame:
     return pdf.drop(columns="_lo").reset_index(drop=True)
 
 
-def collect(read: Callable[[str], DataFrame | None], *, max_rows: int = 20000, grid_bins: int = 40,
-            max_sites: int = 500) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+def collect(read: Callable[[str], DataFrame | None], *, max_rows: int, grid_bins: int,
+            max_sites: int) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     """``read(name)`` gives a dataset or None when the run did not write it. Returns the frames
     and, per dataset that exists but could not be reduced, why (shown in the report)."""
     frames: dict[str, pd.DataFrame] = {"_grid_bins": grid_bins}

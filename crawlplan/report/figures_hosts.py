@@ -196,7 +196,7 @@ def fig_coverage_density(frames: dict, preferred: str | None = None):
     grid = need(frames, "host_quality_grid", "host_quality")
     crawl, source = pick_source(grid, preferred)
     g = grid[(grid["crawl"] == crawl) & (grid["source"] == source)]
-    bins = int(frames.get("_grid_bins", 40))
+    bins = int(frames["_grid_bins"])     # report.grid_bins, put there by collect
     mat = np.zeros((bins, bins))
     for cx, dy, n in zip(g["cov_bin"], g["den_bin"], g["hosts"]):
         mat[min(int(dy), bins - 1), min(int(cx), bins - 1)] += n

@@ -21,7 +21,7 @@ MODES = ("bfs", "ucc", "target")
 FRONTIER_CAP = 3000
 
 
-def sample_apath(mirror: Mirror, n: int, *, seed: int = 0, start: str | None = None) -> list[str]:
+def sample_apath(mirror: Mirror, n: int, *, seed: int, start: str | None = None) -> list[str]:
     """SOUrCe's sampler: BFS that enqueues one random unseen link per (page, Apath).
 
     All links stay on the pages (U(p, x) is what the navigation table learns from); only the

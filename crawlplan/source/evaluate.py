@@ -46,7 +46,7 @@ def _kept(types: list, min_pts: int) -> list[int]:
     return [i for i, t in enumerate(types) if t is not None and freq[t] >= min_pts]
 
 
-def clustering_scores(types: list, clusters: list[int], min_pts: int = 4) -> dict:
+def clustering_scores(types: list, clusters: list[int], min_pts: int) -> dict:
     """Purity and F (micro, macro) of clusters against page types."""
     idx = _kept(types, min_pts)
     if not idx:
@@ -85,16 +85,17 @@ def clustering_scores(types: list, clusters: list[int], min_pts: int = 4) -> dic
     }
 
 
-def cv_precision(make_learner, bags: list, types: list, *, folds: int = 4, min_pts: int = 4,
-                 seed: int = 0, urls: list | None = None) -> dict:
+def cv_precision(make_learner, bags: list, types: list, *, folds: int = 4, seed: int = 0,
+                  urls: list | None = None) -> dict:
     """4-fold stratified CV: cluster three folds, kNN-label the fourth, map clusters to their
     majority training type; micro and macro precision over held-out pages. With the pages'
     ``urls`` the training folds are fitted with them and the held-out fold is placed by them, so
-    URL-aware options (``url_merge``, ``folder_cut``) count."""
+    URL-aware options (``url_merge``, ``folder_cut``) count. Types with fewer pages than the
+    learner's ``min_pts`` are left out, as in :func:`clustering_scores`."""
     # scikit-learn: heavy, only for the cross-validated precision
     from sklearn.model_selection import StratifiedKFold
 
-    idx = _kept(types, min_pts)
+    idx = _kept(types, make_learner().min_pts)
     y = [types[i] for i in idx]
     if len(set(y)) < 2 or min(Counter(y).values()) < folds:
         y_strat = [t if Counter(y)[t] >= folds else "_rare" for t in y]

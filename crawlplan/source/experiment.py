@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from crawlplan.conf import Settings, load_yaml, settings_from
+from crawlplan.paths import resource_dir
 from crawlplan.source import navigation as nav
 from crawlplan.source.baselines import MDLClustering, TPMCrawler, link_schema
 from crawlplan.source.crawl import CrawlSimulator, check_features, sample_apath, sample_bfs
@@ -23,7 +25,7 @@ from crawlplan.source.evaluate import (
     ucc_scores,
 )
 from crawlplan.source.irobot import IRobotCrawler
-from crawlplan.source.learner import SitemapLearner
+from crawlplan.source.learner import LearnerSettings, SitemapLearner
 from crawlplan.source.mirror import Mirror
 
 ABLATIONS = ("no_dsim", "no_balance", "info_only", "dsim_balance")
@@ -45,14 +47,24 @@ class SiteSpec:
         return PageTyper(self.page_types)
 
 
-def site_specs(section: dict, ground_truth: str | None = None) -> dict[str, SiteSpec]:
-    """Specs from conf (``source.site_types`` then ``extra_site_types``) and, for the demo, from
-    its ground truth folder (page_types.yaml; UCC types are those pages.parquet marks ucc)."""
+SITE_TYPES_FILE = "site_types.yaml"     # in conf/: the shipped sites' ground truth (data, not settings)
+
+
+def site_types() -> dict[str, dict]:
+    """The ground truth of the shipped labelled sites, ``conf/site_types.yaml`` (an installed
+    wheel carries it under ``crawlplan/_resources/conf``): site -> page_types (URL regexes, first
+    match wins), ucc_types, target_type, example. ``source.sitemaps.extra_site_types`` adds sites."""
+    return load_yaml(resource_dir("conf") / SITE_TYPES_FILE)
+
+
+def site_specs(types: dict, ground_truth: str | None = None) -> dict[str, SiteSpec]:
+    """Specs from ``types`` (site -> the shape of conf/site_types.yaml: ``SitemapSettings.site_types``
+    is that file with ``extra_site_types`` over it) and, for the demo, from its ground truth folder
+    (page_types.yaml; UCC types are those pages.parquet marks ucc)."""
     specs: dict[str, SiteSpec] = {}
-    for key in ("site_types", "extra_site_types"):
-        for site, spec in (section.get(key) or {}).items():
-            specs[site] = SiteSpec(site, dict(spec.get("page_types") or {}), list(spec.get("ucc_types") or []),
-                                   spec.get("target_type"), spec.get("example"))
+    for site, spec in (types or {}).items():
+        specs[site] = SiteSpec(site, dict(spec.get("page_types") or {}), list(spec.get("ucc_types") or []),
+                               spec.get("target_type"), spec.get("example"))
     if ground_truth:
         specs.update(_demo_specs(Path(ground_truth)))
     return specs
@@ -76,48 +88,60 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
     return out
 
 
-_LEARNER_KEYS = ("method", "min_pts", "num_bins", "alpha_ucc", "alpha_target", "max_outlier_share",
-                 "min_clusters", "w_table", "xpath_classes", "clusterer", "norm", "eps_rule", "noise_radius",
-                 "target_feedback", "balance_weight", "target_url", "binary_tf", "max_df",
-                 "url_merge", "target_score", "folder_cut")
+_WHOLE = (("train_size", 1), ("frontier_cap", 1), ("plan_top", 0), ("seed", 0))
 
 
-def make_learner(params: dict) -> SitemapLearner:
-    """A learner from a conf section; empty strings mean "the method's preset"."""
-    kw = {k: params[k] for k in _LEARNER_KEYS if k in params and params[k] not in (None, "")}
-    return SitemapLearner(**kw)
+@dataclass(frozen=True)
+class SitemapSettings(Settings):
+    """Conf section ``source.sitemaps`` (values and meaning: conf/defaults.yaml): the learner's
+    parameters (``learner``) and the experiment's. ``site_types`` is derived: the shipped sites'
+    ground truth (:func:`site_types`) with ``extra_site_types`` over it."""
+    SECTION = "source.sitemaps"
+    learner: LearnerSettings
+    train_size: int             # pages the sampler fetches for learning
+    sampler: str                # apath | bfs
+    seed: int
+    frontier_cap: int
+    ucc_budget_share: float
+    cv: bool
+    plan_top: int
+    extra_site_types: dict
+    site_types: dict
+
+    @classmethod
+    def from_params(cls, params: dict, **derived) -> SitemapSettings:
+        """Checked where the section is read (driver, CLI), so a typo fails before any site is learned."""
+        for key, least in _WHOLE:
+            value = params.get(key)
+            whole = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
+            if key in params and (not whole or value < least):
+                raise ValueError(f"{cls.SECTION}.{key} must be an integer >= {least}, got {value!r}")
+        extra = dict(params.get("extra_site_types") or {})
+        derived = {"learner": LearnerSettings.from_params(params),
+                   "site_types": {**site_types(), **extra}, **derived}
+        return settings_from(cls, params, cls.SECTION, **derived)
+
+    def __post_init__(self):
+        SitemapLearner(self.learner).validate()
+        if self.sampler not in ("apath", "bfs"):
+            raise ValueError(f"{self.SECTION}.sampler must be apath or bfs, got {self.sampler!r}")
+        if not 0 < self.ucc_budget_share <= 1:
+            raise ValueError(f"{self.SECTION}.ucc_budget_share must be in (0, 1], got {self.ucc_budget_share!r}")
 
 
-def validate_params(params: dict) -> None:
-    """The whole ``source.sitemaps`` section, checked where it is read (driver, CLI)."""
-    make_learner(params).validate()
-    positive = {"train_size": 1, "frontier_cap": 1, "plan_top": 0}
-    for key, least in positive.items():
-        value = params.get(key, least)
-        whole = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
-        if not whole or value < least:
-            raise ValueError(f"source.sitemaps.{key} must be an integer >= {least}, got {value!r}")
-    if params.get("sampler", "apath") not in ("apath", "bfs"):
-        raise ValueError(f"source.sitemaps.sampler must be apath or bfs, got {params.get('sampler')!r}")
-    share = params.get("ucc_budget_share", 0.25)
-    if not isinstance(share, (int, float)) or not 0 < share <= 1:
-        raise ValueError(f"source.sitemaps.ucc_budget_share must be in (0, 1], got {share!r}")
-
-
-def feature_mode(params: dict) -> str:
+def feature_mode(settings: SitemapSettings) -> str:
     """The XPath variant the mirror must extract so its bags match the learner's vocabulary
     (the method's preset unless ``xpath_classes`` overrides it)."""
-    return make_learner(params).xpath_classes_
+    return SitemapLearner(settings.learner).xpath_classes_
 
 
-def train_site(mirror: Mirror, params: dict) -> tuple[SitemapLearner, list[str]]:
+def train_site(mirror: Mirror, settings: SitemapSettings) -> tuple[SitemapLearner, list[str]]:
     """Sample the mirror (Apath-aware by default) and learn the sitemap from the sample."""
-    n = int(params.get("train_size", 1000))
-    if params.get("sampler", "apath") == "bfs":
-        sample = sample_bfs(mirror, n)
+    if settings.sampler == "bfs":
+        sample = sample_bfs(mirror, settings.train_size)
     else:
-        sample = sample_apath(mirror, n, seed=int(params.get("seed", 0)))
-    learner = make_learner(params)
+        sample = sample_apath(mirror, settings.train_size, seed=settings.seed)
+    learner = SitemapLearner(settings.learner)
     check_features(mirror, learner)
     learner.fit([mirror.pages[u] for u in sample], urls=sample, resolve=mirror.resolve)
     return learner, sample
@@ -151,7 +175,7 @@ def crawl_curve(task: str, method: str, crawled_types: list, wanted: set, availa
 
 
 def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], spec: SiteSpec,
-                  params: dict, curves: list[dict] | None = None,
+                  settings: SitemapSettings, curves: list[dict] | None = None,
                   html: dict[str, bytes] | None = None) -> list[dict]:
     """Long-format metric rows: (task, method, metric, value) plus context columns. When ``curves``
     is a list, the crawls' progress curves (:func:`crawl_curve`) are appended to it. With the
@@ -174,16 +198,15 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
     irobot = IRobotCrawler(mirror, html, sample) if html is not None else None
     if irobot is not None:
         add("clustering", "irobot", clustering_scores(sample_types, irobot.labels_, min_pts))
-    if params.get("cv", True):
+    if settings.cv:
         bags = [mirror.pages[u].xpaths for u in sample]
-        add("classification", "source", cv_precision(lambda: make_learner(params), bags, sample_types, urls=sample,
-                                                     min_pts=min_pts))
+        add("classification", "source", cv_precision(lambda: SitemapLearner(settings.learner), bags, sample_types,
+                                                     urls=sample))
     all_types = {u: typer(u) for u in mirror.pages}
-    sim = CrawlSimulator(mirror, learner, frontier_cap=int(params.get("frontier_cap", 3000)))
+    sim = CrawlSimulator(mirror, learner, frontier_cap=settings.frontier_cap)
     valid = set(spec.ucc_types)
     if valid:
-        share = float(params.get("ucc_budget_share", 0.25))
-        budget = max(1, int(round(share * len(mirror))))
+        budget = max(1, int(round(settings.ucc_budget_share * len(mirror))))
         available = sum(1 for t in all_types.values() if t in valid)
         for method, mode, scoring in [("bfs", "bfs", "full"), ("source", "ucc", "full")] + [
                 (f"source_{a}", "ucc", a) for a in ABLATIONS]:
@@ -215,7 +238,7 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
             add("target", "ceiling", {"harvest_rate": harvest_ceiling(links_of, lambda u: all_types.get(u) == target,
                                                                       budget)})
             tpm = TPMCrawler(mirror, lambda u: all_types.get(u) == target,
-                             sample_size=int(params.get("train_size", 1000)))
+                             sample_size=settings.train_size)
             tpm_types = [all_types[u] for u in tpm.run(budget)]
             add("target", "tpm", target_scores(tpm_types, target, len(targets)))
             if curves is not None:
@@ -224,7 +247,7 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
 
 
 def host_plan(learner: SitemapLearner, *, cluster_wanted: dict[int, float] | None = None,
-              top: int = 50) -> list[dict]:
+              top: int) -> list[dict]:
     """Ranked (cluster, Apath) patterns with the expected share of wanted pages behind them.
 
     Wanted share per destination cluster: measured UCC share when page types are known,

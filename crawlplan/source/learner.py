@@ -1,6 +1,7 @@
 """The SOUrCe sitemap learner: bag-of-XPaths clustering plus the Apath navigation table.
 
-``SitemapLearner`` follows scikit-learn's estimator conventions: constructor arguments are
+``SitemapLearner`` follows scikit-learn's estimator conventions: its constructor argument (a
+:class:`LearnerSettings`, built from conf ``source.sitemaps`` by ``from_params``) holds the
 parameters, ``fit`` learns, learned state ends in ``_``. It serialises to plain JSON (no pickle)
 so a crawler in another process or language can load the sitemap and classify pages.
 
@@ -59,13 +60,16 @@ Two configurations (``method``):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
+from crawlplan.conf import Settings, settings_from
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import XPATH_CLASS_MODES, extract
@@ -86,46 +90,74 @@ FOLDER_CUT_MODES = ("off", "sections")
 FORMAT = "crawlplan.sitemap/3"   # 2: the sample yields a target crawl ranks hubs by; 3: the cuts by section
 
 
+@dataclass(frozen=True)
+class LearnerSettings(Settings):
+    """The learner's parameters: the learner keys of conf section ``source.sitemaps`` (values and
+    meaning: conf/defaults.yaml). A parameter that is None (``""`` in the conf) takes the
+    ``method``'s preset (the resolved ``SitemapLearner.<name>_`` properties)."""
+    SECTION = "source.sitemaps"
+    method: str
+    min_pts: int
+    xpath_classes: str | None
+    clusterer: str | None
+    num_bins: str
+    eps: float | None
+    norm: str | None
+    eps_rule: str | None
+    w_table: dict[int, float]
+    max_outlier_share: float
+    min_clusters: int
+    n_neighbors: int | None
+    alpha_ucc: float
+    alpha_target: float
+    noise_radius: float | None
+    target_feedback: float | None
+    balance_weight: float | None
+    target_url: str | None
+    binary_tf: bool
+    max_df: float
+    url_merge: float | None
+    target_score: str | None
+    folder_cut: str | None
+
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+
+    @classmethod
+    def from_params(cls, params: dict, **derived) -> LearnerSettings:
+        """Whole numbers are checked before they are typed (``int`` would cut 2.5 to 2)."""
+        for key, least in (("min_pts", 1), ("min_clusters", 0), ("n_neighbors", 1)):
+            value = params.get(key)      # a missing key is settings_from's error, naming it
+            if key not in params or (key == "n_neighbors" and value in (None, "")):
+                continue
+            whole = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
+            if not whole or value < least:
+                raise ValueError(f"{cls.SECTION}.{key} must be an integer >= {least}, got {value!r}")
+        return settings_from(cls, params, cls.SECTION, **derived)
+
+
+_PARAMS = tuple(f.name for f in dataclasses.fields(LearnerSettings))
+
+
 class SitemapLearner:
     """Cluster a site's pages by structure and learn where each (cluster, Apath) leads.
 
-    Parameters default from ``method``; any one given explicitly overrides the preset.
+    The one constructor argument is a :class:`LearnerSettings` (``LearnerSettings.from_params``
+    over conf section ``source.sitemaps``); its fields read as the learner's parameters
+    (``learner.min_pts``), and a None field takes the ``method``'s preset (``learner.norm_``).
     """
 
-    def __init__(self, method: str = "default", *, min_pts: int = 4, xpath_classes: str | None = None,
-                 clusterer: str | None = None, num_bins: str = "div", eps: float | None = None,
-                 norm: str | None = None,
-                 eps_rule: str | None = None, w_table: dict | None = None, max_outlier_share: float = 0.25, min_clusters: int = 3,
-                 n_neighbors: int | None = None, alpha_ucc: float = 0.5, alpha_target: float = 0.8,
-                 noise_radius: float | None = None, target_feedback: float | None = None,
-                 balance_weight: float | None = None, target_url: str | None = None,
-                 binary_tf: bool = False, max_df: float = 1.0, url_merge: float | None = None,
-                 target_score: str | None = None, folder_cut: str | None = None):
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        self.method = method
-        self.min_pts = min_pts
-        self.xpath_classes = xpath_classes
-        self.clusterer = clusterer
-        self.num_bins = num_bins
-        self.eps = eps
-        self.norm = norm
-        self.eps_rule = eps_rule
-        self.w_table = w_table
-        self.max_outlier_share = max_outlier_share
-        self.min_clusters = min_clusters
-        self.n_neighbors = n_neighbors
-        self.alpha_ucc = alpha_ucc
-        self.alpha_target = alpha_target
-        self.noise_radius = noise_radius
-        self.target_feedback = target_feedback
-        self.balance_weight = balance_weight
-        self.target_url = target_url
-        self.binary_tf = binary_tf
-        self.max_df = max_df
-        self.url_merge = url_merge
-        self.target_score = target_score
-        self.folder_cut = folder_cut
+    def __init__(self, settings: LearnerSettings):
+        if not isinstance(settings, LearnerSettings):
+            raise TypeError(f"SitemapLearner takes a LearnerSettings, got {type(settings).__name__}")
+        self.settings = settings
+
+    def __getattr__(self, name: str):
+        settings = self.__dict__.get("settings")   # absent while unpickling
+        if settings is not None and name in _PARAMS:   # a parameter: the settings' field (``learner.param``)
+            return getattr(settings, name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
     # -- resolved parameters --------------------------------------------------------------
     @property
@@ -235,12 +267,9 @@ class SitemapLearner:
             raise ValueError(f"eps must be > 0 when given, got {self.eps!r}")
         return self
 
-    def get_params(self) -> dict:
-        return {k: getattr(self, k) for k in ("method", "min_pts", "xpath_classes", "clusterer", "num_bins",
-                                             "eps", "norm", "eps_rule", "w_table", "max_outlier_share", "min_clusters",
-                                             "n_neighbors", "alpha_ucc", "alpha_target", "noise_radius",
-                                             "target_feedback", "balance_weight", "target_url", "binary_tf",
-                                             "max_df", "url_merge", "target_score", "folder_cut")}
+    def get_params(self, deep: bool = True) -> dict:
+        """scikit-learn's: the constructor's arguments."""
+        return {"settings": self.settings}
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
@@ -485,7 +514,7 @@ class SitemapLearner:
     def to_dict(self) -> dict:
         V = self.train_vectors_
         out = {
-            "format": FORMAT, "params": self.get_params(), "vocabulary": self.vocabulary_,
+            "format": FORMAT, "params": dataclasses.asdict(self.settings), "vocabulary": self.vocabulary_,
             "idf": self.idf_.tolist(), "labels": self.labels_.tolist(),
             "train": {"data": V.data.tolist(), "indices": V.indices.tolist(), "indptr": V.indptr.tolist()},
             "eps": None if math.isnan(self.eps_) else self.eps_, "eps_source": self.eps_source_,
@@ -518,7 +547,7 @@ class SitemapLearner:
         if data.get("format") != FORMAT:
             raise ValueError(f"not a crawlplan sitemap of this version (format {data.get('format')!r}, expected "
                              f"{FORMAT}): learn it again with `crawlplan sitemap`")
-        self = cls(**data["params"])
+        self = cls(LearnerSettings.from_params(data["params"]))
         self.vocabulary_ = list(data["vocabulary"])
         self._index = {p: i for i, p in enumerate(self.vocabulary_)}
         self.n_features_ = len(self.vocabulary_)

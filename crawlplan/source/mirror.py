@@ -16,7 +16,8 @@ from urllib.parse import urljoin
 
 from crawlplan.hosts import host_of, registered_domain
 from crawlplan.source.features import PageFeatures, extract, normalise_url
-from crawlplan.warc.reader import FileOutcome, iter_records, url_problem
+from crawlplan.warc.reader import FileOutcome, ReadLimits, iter_records, url_problem
+from crawlplan.warc.remote import RetryPolicy
 
 SAFE_SITE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,252}$")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -108,12 +109,13 @@ def wants_payload(rec) -> bool:
     return rec.record_type == "response"
 
 
-def record_problem(rec) -> str | None:
+def record_problem(rec, limits: ReadLimits) -> str | None:
     """Why a response cannot be a page whatever its content: its framing (``bad_length``,
-    ``bad_header``) or a web URL with no valid host, too long or not UTF-8 (``bad_url``)."""
+    ``bad_header``) or a web URL with no valid host, longer than ``limits.max_url_bytes`` or not
+    UTF-8 (``bad_url``)."""
     if rec.fault:
         return rec.fault
-    if rec.url and rec.url.lower().startswith(("http:", "https:")) and url_problem(rec.url):
+    if rec.url and rec.url.lower().startswith(("http:", "https:")) and url_problem(rec.url, limits.max_url_bytes):
         return "bad_url"
     return None
 
@@ -146,21 +148,24 @@ def site_page(rec, order: int, rejects: Counter, *, bodies: bool = True) -> Site
 
 
 def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: str = "host",
-                      rejects: Counter | None = None, bodies: bool = True):
+                      rejects: Counter | None = None, bodies: bool = True, limits: ReadLimits,
+                      remote: RetryPolicy | None = None):
     """(site, record, SitePage) for the HTML responses and redirects of one WARC file.
 
     Non-HTML responses are skipped silently (sub-resources are not pages); captures without a web
     host (``dns:`` lookups), undecodable payloads and unsafe site names are counted in ``rejects``. ``bodies=False`` judges from the headers
     alone and never reads a payload (the counting pass): HTML pages then come with ``html=b""``.
+    ``limits`` are conf ``extract``'s read bounds (:class:`ReadLimits`); ``remote`` is the run's retry
+    policy (conf ``remote``), needed for an http(s) or S3 path.
     """
     rejects = rejects if rejects is not None else Counter()
     outcome = FileOutcome(warc_file=path)
     seq = 0
     wants = wants_payload if bodies else (lambda rec: False)
-    for rec in iter_records(path, outcome, read_payload=wants):
+    for rec in iter_records(path, outcome, limits=limits, read_payload=wants, remote=remote):
         if rec.record_type != "response" or not rec.url:
             continue
-        problem = record_problem(rec)
+        problem = record_problem(rec, limits)
         if problem:
             rejects[problem] += 1
             continue
@@ -183,12 +188,14 @@ def iter_site_records(path: str, *, sites: set[str] | None = None, site_mode: st
 
 
 def read_site_pages(paths: list[str], *, sites: set[str] | None = None, site_mode: str = "host",
-                    rejects: Counter | None = None) -> dict[str, list[SitePage]]:
+                    rejects: Counter | None = None, limits: ReadLimits,
+                    remote: RetryPolicy | None = None) -> dict[str, list[SitePage]]:
     """HTML responses and redirects of the WARC files, grouped by site, in capture order."""
     out: dict[str, list[SitePage]] = {}
     order = 0
     for path in paths:
-        for site, _, page in iter_site_records(path, sites=sites, site_mode=site_mode, rejects=rejects):
+        for site, _, page in iter_site_records(path, sites=sites, site_mode=site_mode, rejects=rejects,
+                                               limits=limits, remote=remote):
             page.order = order
             order += 1
             out.setdefault(site, []).append(page)
@@ -196,8 +203,9 @@ def read_site_pages(paths: list[str], *, sites: set[str] | None = None, site_mod
 
 
 def load_mirrors(paths: list[str], *, sites: set[str] | None = None, site_mode: str = "host",
-                 xpath_classes: str = "none", min_pages: int = 1) -> dict[str, Mirror]:
-    grouped = read_site_pages(paths, sites=sites, site_mode=site_mode)
+                 xpath_classes: str = "none", min_pages: int = 1, limits: ReadLimits,
+                 remote: RetryPolicy | None = None) -> dict[str, Mirror]:
+    grouped = read_site_pages(paths, sites=sites, site_mode=site_mode, limits=limits, remote=remote)
     return {site: build_mirror(site, pages, xpath_classes=xpath_classes, site_mode=site_mode)
             for site, pages in grouped.items()
             if sum(1 for p in pages if p.html) >= min_pages}

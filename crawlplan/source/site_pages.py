@@ -39,7 +39,7 @@ from crawlplan.source.mirror import (
 )
 from crawlplan.warc.listing import resolve_entry
 from crawlplan.warc.ranges import RecordRange, iter_ranges
-from crawlplan.warc.reader import FileOutcome
+from crawlplan.warc.reader import FileOutcome, ReadLimits
 from crawlplan.warc.remote import RetryPolicy
 
 # what the sampled mode reads of the columnar index (``read_cc_index`` adds crawl and subset)
@@ -102,13 +102,13 @@ def missing_sites(sites: DataFrame, chosen: list[str]) -> list[str]:
 _COUNT_SCHEMA = "warc_file string, site string, pages long, rejects_json string"
 
 
-def _count_sites(site_mode: str):
+def _count_sites(site_mode: str, limits: ReadLimits, remote: RetryPolicy):
     def fn(batches):
         for pdf in batches:
             for path in pdf["warc_file"]:
                 counts, rejects = Counter(), Counter()
                 for site, _, page in iter_site_records(path, site_mode=site_mode, rejects=rejects,
-                                                       bodies=False):
+                                                       bodies=False, limits=limits, remote=remote):
                     counts[site] += page.html is not None
                 rows = [(path, s, int(n), None) for s, n in counts.items()]
                 rows.append((path, None, 0, json.dumps(rejects)))
@@ -116,14 +116,15 @@ def _count_sites(site_mode: str):
     return fn
 
 
-def _read_sites(site_mode: str, columns: list[str]):
+def _read_sites(site_mode: str, columns: list[str], limits: ReadLimits, remote: RetryPolicy):
     """Each file row carries the chosen sites it holds (``sites``): bounded by the file, not the crawl."""
     def fn(batches):
         site_of = _site_of(site_mode)
         for pdf in batches:
             for path, file_index, sites in zip(pdf["warc_file"], pdf["file_index"], pdf["sites"]):
                 rows = [_page_row(site, page, path, rec.offset, (int(file_index) << 32) + page.order, site_of)
-                        for site, rec, page in iter_site_records(path, sites=set(sites), site_mode=site_mode)]
+                        for site, rec, page in iter_site_records(path, sites=set(sites), site_mode=site_mode,
+                                                                  limits=limits, remote=remote)]
                 yield pd.DataFrame(rows, columns=columns)
     return fn
 
@@ -134,10 +135,11 @@ def warc_files(spark: SparkSession, paths: list[str]) -> DataFrame:
     return spark.createDataFrame(listing, "warc_file string, file_index long")
 
 
-def count_site_pages(files: DataFrame, site_mode: str) -> DataFrame:
+def count_site_pages(files: DataFrame, site_mode: str, limits: ReadLimits, remote: RetryPolicy) -> DataFrame:
     """``warc_file, site, pages, rejects_json``: HTML pages per site and file; one row per file with
-    ``site`` null carries the file's reject counts as JSON."""
-    return files.select("warc_file").mapInPandas(_count_sites(site_mode), _COUNT_SCHEMA)
+    ``site`` null carries the file's reject counts as JSON. ``limits``: conf ``extract``'s read
+    bounds; ``remote``: the run's conf ``remote``."""
+    return files.select("warc_file").mapInPandas(_count_sites(site_mode, limits, remote), _COUNT_SCHEMA)
 
 
 def reject_counts(counts: DataFrame) -> Counter:
@@ -153,7 +155,7 @@ def site_totals(counts: DataFrame) -> DataFrame:
 
 
 def read_site_pages(files: DataFrame, counts: DataFrame, sites: DataFrame, site_mode: str,
-                    max_pages: int) -> DataFrame:
+                    max_pages: int, limits: ReadLimits, remote: RetryPolicy) -> DataFrame:
     """``site_pages``: the pages of ``sites`` from the files where one of them has an HTML page,
     the first ``max_pages`` captures per site. A file row carries the chosen sites it holds, so a
     task filters its own file by a list no longer than the file's sites."""
@@ -162,7 +164,7 @@ def read_site_pages(files: DataFrame, counts: DataFrame, sites: DataFrame, site_
         .where(F.col("_top") > 0).drop("_top")
     todo = files.join(wanted, "warc_file")
     schema = load_schema("site_pages")
-    pages = todo.mapInPandas(_read_sites(site_mode, schema.names), schema.struct())
+    pages = todo.mapInPandas(_read_sites(site_mode, schema.names, limits, remote), schema.struct())
     rank = F.row_number().over(Window.partitionBy("site").orderBy("capture_order"))
     return pages.withColumn("_rank", rank).where(F.col("_rank") <= int(max_pages)).drop("_rank")
 
@@ -234,7 +236,7 @@ def _wide_schema() -> T.StructType:
     return T.StructType(fields + [T.StructField(n, t, True) for n, t in _TALLY_COLUMNS])
 
 
-def range_rows(path: str, ranges: list[dict], site_mode: str, max_gap: int, remote: RetryPolicy):
+def range_rows(path: str, ranges: list[dict], site_mode: str, max_gap: int, limits: ReadLimits, remote: RetryPolicy):
     """The rows of one file's ranges (dicts: offset, length, url, site, capture_order), as they are
     read: a ``page`` row per page kept, then the file's tallies: a ``reject`` row per reason, a
     ``file`` row with the bytes read and a ``ranges`` row with the number of ranges asked for."""
@@ -243,9 +245,10 @@ def range_rows(path: str, ranges: list[dict], site_mode: str, max_gap: int, remo
     meta = {}                          # a range listed twice is read once; the second is a bad_range reject
     for r, w in zip(ranges, wanted):
         meta.setdefault((w.offset, w.length), r)
-    for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, read_payload=wants_payload, remote=remote):
+    for result in iter_ranges(path, wanted, outcome, max_gap=max_gap, limits=limits, read_payload=wants_payload,
+                              remote=remote):
         rec = result.record
-        reason = result.error or (record_problem(rec) if rec.record_type == "response" else "not_a_response")
+        reason = result.error or (record_problem(rec, limits) if rec.record_type == "response" else "not_a_response")
         if reason:
             rejects[reason] += 1
             continue
@@ -263,7 +266,8 @@ def range_rows(path: str, ranges: list[dict], site_mode: str, max_gap: int, remo
 _BATCH_ROWS = 256     # page rows per pandas frame a task hands back: its memory is one batch, not one file
 
 
-def _read_ranges(site_mode: str, base: str, index_root: str, max_gap: int, remote: RetryPolicy, columns: list[str]):
+def _read_ranges(site_mode: str, base: str, index_root: str, max_gap: int, limits: ReadLimits, remote: RetryPolicy,
+                 columns: list[str]):
     empty = dict.fromkeys(columns)              # None, not NaN, in the columns a row leaves empty
 
     def frame(rows):
@@ -273,7 +277,8 @@ def _read_ranges(site_mode: str, base: str, index_root: str, max_gap: int, remot
         for pdf in batches:
             for name, ranges in zip(pdf["warc_filename"], pdf["ranges"]):
                 pages, tallies = [], []
-                for row in range_rows(resolve_entry(name, base, index_root), list(ranges), site_mode, max_gap, remote):
+                for row in range_rows(resolve_entry(name, base, index_root), list(ranges), site_mode, max_gap,
+                                      limits, remote):
                     (pages if row["kind"] == "page" else tallies).append(row)
                     if len(pages) >= _BATCH_ROWS:
                         yield frame(pages)
@@ -285,7 +290,7 @@ def _read_ranges(site_mode: str, base: str, index_root: str, max_gap: int, remot
 
 
 def read_index_pages(captures: DataFrame, site_mode: str, *, base: str, index_root: str, max_gap: int,
-                     remote: RetryPolicy) -> DataFrame:
+                     limits: ReadLimits, remote: RetryPolicy) -> DataFrame:
     """The wide frame of the sampled read: ``site_pages`` rows (``kind`` page) and per-file tallies
     (``kind`` reject: ``reason``, ``n``; file: ``n`` bytes read; ranges: ``n`` asked for). One task
     per WARC file: its ranges travel as one row, as in the sampled extract. Persist it, then take
@@ -295,7 +300,7 @@ def read_index_pages(captures: DataFrame, site_mode: str, *, base: str, index_ro
     n = files.count()                      # the number of files: repartition(n) keeps one task per file
     spread = files.repartition(max(1, n), "warc_filename")
     schema = _wide_schema()
-    return spread.mapInPandas(_read_ranges(site_mode, base, index_root, max_gap, remote, schema.names), schema)
+    return spread.mapInPandas(_read_ranges(site_mode, base, index_root, max_gap, limits, remote, schema.names), schema)
 
 
 def pages_of(wide: DataFrame) -> DataFrame:

@@ -9,13 +9,20 @@ from collections import Counter
 
 import numpy as np
 
-from crawlplan.source.experiment import SiteSpec, cluster_ucc_share, evaluate_site, host_plan, train_site
+from crawlplan.source.experiment import (
+    SitemapSettings,
+    SiteSpec,
+    cluster_ucc_share,
+    evaluate_site,
+    host_plan,
+    train_site,
+)
 from crawlplan.source.mirror import Mirror
 
 MIN_SITE_PAGES = 2
 
 
-def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str, list[dict]]:
+def site_tables(mirror: Mirror, settings: SitemapSettings, spec: SiteSpec | None) -> dict[str, list[dict]]:
     """Learn the site's sitemap and classify every mirror page; evaluate where labels exist.
 
     A site too small to cluster (fewer than two pages) yields no sitemap row, only a note in
@@ -26,7 +33,7 @@ def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str
         return {"sitemaps": [empty_sitemap(site, len(mirror), "fewer than 2 HTML pages")],
                 "page_clusters": [], "site_eval": [], "crawl_curves": [], "host_plans": []}
     started = time.perf_counter()
-    learner, sample = train_site(mirror, params)
+    learner, sample = train_site(mirror, settings)
     train_s = time.perf_counter() - started
     urls = list(mirror.pages)
     in_train = set(sample)
@@ -57,12 +64,11 @@ def site_tables(mirror: Mirror, params: dict, spec: SiteSpec | None) -> dict[str
     evals: list[dict] = []
     curves: list[dict] = []
     if spec is not None and spec.page_types:
-        for r in evaluate_site(mirror, learner, sample, spec, params, curves=curves):
+        for r in evaluate_site(mirror, learner, sample, spec, settings, curves=curves):
             evals.append({"site": site, "method_config": learner.method, **r})
         curves = [{"site": site, "method_config": learner.method, **r} for r in curves]
     wanted = cluster_ucc_share(sample, learner.structural(learner.labels_).tolist(), spec) if spec else None
-    plans = [{"site": site, **r} for r in host_plan(learner, cluster_wanted=wanted,
-                                                    top=int(params.get("plan_top", 50)))]
+    plans = [{"site": site, **r} for r in host_plan(learner, cluster_wanted=wanted, top=settings.plan_top)]
     return {"sitemaps": [sitemap], "page_clusters": page_clusters, "site_eval": evals, "crawl_curves": curves,
             "host_plans": plans}
 

@@ -102,8 +102,7 @@ def host_language(scores: DataFrame) -> DataFrame:
                                                        stratum.alias("language_stratum"))
 
 
-def host_scores(long: DataFrame, languages: DataFrame, *, min_docs: int = 3,
-                threshold: float = 0.5) -> DataFrame:
+def host_scores(long: DataFrame, languages: DataFrame, *, min_docs: int, threshold: float) -> DataFrame:
     """Per host and classifier: documents, exact median, mean, share above ``threshold``.
 
     The median is Spark's ``percentile(score, 0.5)``, which is exact (linear interpolation

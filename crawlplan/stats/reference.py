@@ -190,7 +190,7 @@ def group_seed(seed: int, *key) -> int:
     return (int(seed) * 1_000_003 + zlib.crc32("\x1f".join(map(str, key)).encode())) % (2 ** 32)
 
 
-def bootstrap_spearman(x, y, replicates: int, seed: int, alpha: float = 0.05) -> tuple[float, float]:
+def bootstrap_spearman(x, y, replicates: int, seed: int, alpha: float) -> tuple[float, float]:
     """Percentile bootstrap CI of Spearman's rho, resampling hosts (rows) with replacement.
 
     A resample is drawn as multinomial counts and its rho computed from count-weighted

@@ -197,7 +197,7 @@ def resolve_inputs(value, base: str = "", *, allow_absolute: bool = False, refus
     ``value`` itself is trusted (globs, files, listings the user named); the entries of listings
     are confined (``allow_absolute``: ``inputs.allow_absolute_paths``). Refused entries go to
     ``refused``; without that list, any refused entry is a :class:`ListingError`. ``policy``
-    reads remote listings (None: conf/defaults.yaml's ``remote``).
+    (the run's conf ``remote``) reads remote listings; without it a remote listing is an error.
     """
     items = value if isinstance(value, (list, tuple)) else [value]
     out: list[str] = []

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from crawlplan.warc.fast import iter_fastwarc
 from crawlplan.warc.framing import sniff_format
-from crawlplan.warc.reader import MAX_HEADER_BYTES, NOT_AN_ARCHIVE, FileOutcome, RawRecord, iter_warcio
+from crawlplan.warc.reader import NOT_AN_ARCHIVE, FileOutcome, RawRecord, ReadLimits, iter_warcio
 from crawlplan.warc.remote import NotFound, RemoteError, RetryPolicy, Unreachable, merge_ranges, read_ranges
 
 BATCH_BYTES = 4 << 20     # read ranges parsed together (see parse_ranges); bounds the memory held
@@ -44,7 +44,7 @@ class RangeResult:
 
 
 def parse_member(data: bytes, path: str, offset: int, *, max_payload_bytes: int, read_payload,
-                 reader: str = "warcio", max_header_bytes: int = MAX_HEADER_BYTES) -> tuple[RawRecord | None, FileOutcome]:
+                 reader: str = "warcio", max_header_bytes: int) -> tuple[RawRecord | None, FileOutcome]:
     """The first record of one gzip member (bytes of a range), with its offset in the file."""
     outcome = FileOutcome(warc_file=path)
     source = io.BytesIO(data)
@@ -93,11 +93,11 @@ def _failed(outcome: FileOutcome, exc: Exception) -> str:
     return detail
 
 
-def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, max_gap: int = 0,
-                max_payload_bytes: int = 10_000_000, read_payload=None, reader: str = "warcio",
-                remote: RetryPolicy | None = None, max_header_bytes: int = MAX_HEADER_BYTES) -> Iterator[RangeResult]:
+def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, max_gap: int, limits: ReadLimits,
+                read_payload=None, reader: str = "warcio", remote: RetryPolicy | None = None) -> Iterator[RangeResult]:
     """One :class:`RangeResult` per selected range of ``path``, in offset order; the file's
-    accounting (bytes read, records parsed, status) goes into ``outcome``. A span that cannot be
+    accounting (bytes read, records parsed, status) goes into ``outcome``. ``limits`` bound each
+    record as a whole-file read does; ``max_gap``: conf ``extract.sample.merge_gap_bytes``. A span that cannot be
     read rejects its unread ranges (``range_read_error``) and the next span is tried."""
     started = time.time()
     clean, bad = _valid(ranges)
@@ -105,8 +105,8 @@ def iter_ranges(path: str, ranges: list[RecordRange], outcome: FileOutcome, *, m
     # one read_ranges call for the whole file (one open of a local file, one request per span of a
     # remote one); when a span fails, its unread ranges are rejected and the next spans are read anew
     spans = merge_ranges([(r.offset, r.length) for r in clean], max_gap)
-    options = {"max_payload_bytes": max_payload_bytes, "read_payload": read_payload, "reader": reader,
-               "max_header_bytes": max_header_bytes}
+    options = {"max_payload_bytes": limits.max_payload_bytes, "read_payload": read_payload, "reader": reader,
+               "max_header_bytes": limits.max_header_bytes}
     try:
         while spans:
             wanted = [clean[j] for _, _, members in spans for j in members]
@@ -163,7 +163,7 @@ def parse_ranges(batch: list[tuple[RecordRange, bytes]], path: str, outcome: Fil
 
 
 def _parse_joined(batch: list[tuple[RecordRange, bytes]], path: str, outcome: FileOutcome, *,
-                  max_payload_bytes: int, read_payload, max_header_bytes: int = MAX_HEADER_BYTES) -> list[RangeResult]:
+                  max_payload_bytes: int, read_payload, max_header_bytes: int) -> list[RangeResult]:
     """The leading ranges of ``batch`` whose records one fastwarc iterator over the joined bytes
     parses cleanly (see :func:`parse_ranges`); possibly none."""
     starts = list(itertools.accumulate((len(data) for _, data in batch), initial=0))

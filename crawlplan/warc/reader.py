@@ -14,6 +14,7 @@ what it could not save shows here: ``unreachable`` (no byte could be read after 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 import zlib
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from crawlplan import hosts
+from crawlplan.conf import Settings, number_setting, settings_from
 from crawlplan.warc.framing import (
     FRAMING,
     NOT_AN_ARCHIVE,
@@ -45,13 +47,24 @@ from crawlplan.warc.remote import NotFound, RemoteError, RetryPolicy, open_strea
 _CRAWL_RE = re.compile(r"(CC-MAIN-\d{4}-\d{2})")
 
 
-# The callers without an ``extract`` section (index build, site pages) read with these; extract
-# passes its settings (conf/defaults.yaml: extract.max_header_bytes, extract.max_url_bytes).
-MAX_HEADER_BYTES = 32 << 10     # fastwarc's own bound on a header block
-MAX_URL_BYTES = 8192
+@dataclass(frozen=True)
+class ReadLimits(Settings):
+    """The bounds of every WARC read (extract, site pages, the index build): the keys
+    ``max_payload_bytes``, ``max_header_bytes`` and ``max_url_bytes`` of conf section ``extract``
+    (values and meaning: conf/defaults.yaml). Counts may be written 1e7 or 1000.0."""
+    SECTION = "extract"
+    max_payload_bytes: int
+    max_header_bytes: int
+    max_url_bytes: int
+
+    @classmethod
+    def from_params(cls, params: dict, **derived) -> ReadLimits:
+        numbers = {f.name: number_setting(f"{cls.SECTION}.{f.name}", params[f.name], True)
+                   for f in dataclasses.fields(cls) if f.name in params}
+        return settings_from(cls, params, cls.SECTION, **numbers, **derived)
 
 
-def url_problem(url: str | None, max_url_bytes: int = MAX_URL_BYTES) -> str | None:
+def url_problem(url: str | None, max_url_bytes: int) -> str | None:
     """Why a record's URL cannot become a row keyed by its host, or None: bytes that were not
     UTF-8 (the readers make them U+FFFD), more than ``max_url_bytes``, or no valid host
     (:func:`crawlplan.hosts.valid_host`). The URL is the crawled site's to write."""
@@ -162,17 +175,16 @@ def iter_records(
     path: str,
     outcome: FileOutcome,
     *,
-    max_payload_bytes: int = 10_000_000,
+    limits: ReadLimits,
     read_payload: PayloadFilter | None = None,
     reader: str = "warcio",
     remote: RetryPolicy | None = None,
-    max_header_bytes: int = MAX_HEADER_BYTES,
 ) -> Iterator[RawRecord]:
     """Yield every record of ``path``; fill ``outcome`` with the file's accounting as it goes.
 
     ``read_payload(record)`` decides, from the headers alone, whether the body is read and
-    decoded (default: response records). Bodies over ``max_payload_bytes`` are not read and get
-    ``payload_error='oversize'``. ``remote`` is the retry policy for http(s) and S3 paths. A file
+    decoded (default: response records). Bodies over ``limits.max_payload_bytes`` are not read and
+    get ``payload_error='oversize'``; a header block over ``limits.max_header_bytes`` is a fault. ``remote`` is the retry policy for http(s) and S3 paths. A file
     whose first bytes are not a WARC or ARC is ``corrupt`` with no record.
     """
     started = time.time()
@@ -209,11 +221,11 @@ def iter_records(
             # fast.py imports this module; fastwarc is optional
             from crawlplan.warc.fast import iter_fastwarc
 
-            yield from iter_fastwarc(source, path, outcome, max_payload_bytes=max_payload_bytes,
-                                     read_payload=read_payload, max_header_bytes=max_header_bytes)
+            yield from iter_fastwarc(source, path, outcome, max_payload_bytes=limits.max_payload_bytes,
+                                     read_payload=read_payload, max_header_bytes=limits.max_header_bytes)
         else:   # warcio: ARC files, and uncompressed WARC files, whose record boundaries it checks
-            yield from iter_warcio(source, path, outcome, max_payload_bytes=max_payload_bytes,
-                                    read_payload=read_payload, max_header_bytes=max_header_bytes,
+            yield from iter_warcio(source, path, outcome, max_payload_bytes=limits.max_payload_bytes,
+                                    read_payload=read_payload, max_header_bytes=limits.max_header_bytes,
                                     known_format=known)
         if not source.seekable():
             check_stream_end(source, path, outcome)
@@ -260,7 +272,7 @@ def damage_or_cut(source) -> str:
 
 
 def iter_warcio(source, path, outcome, *, max_payload_bytes, read_payload, start: int = 0,
-                max_header_bytes: int = MAX_HEADER_BYTES, known_format: str | None = None) -> Iterator[RawRecord]:
+                max_header_bytes: int, known_format: str | None = None) -> Iterator[RawRecord]:
     """warcio's record loop with the checks of :mod:`crawlplan.warc.framing`; after a fault it
     re-synchronises (next gzip member, or next ``WARC/1.`` line of an uncompressed file)."""
     wants = read_payload or (lambda rec: rec.record_type == "response")

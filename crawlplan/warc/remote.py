@@ -29,12 +29,11 @@ Clients are per process (``transports.py``), so one executor reuses its connecti
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from crawlplan.conf import Settings, load_conf, section
+from crawlplan.conf import Settings
 from crawlplan.warc import transports
 from crawlplan.warc.attempts import SYSTEM_CLOCK, Attempts, Clock, Throughput
 from crawlplan.warc.transports import Gone, Refused, Transient
@@ -68,12 +67,6 @@ class RetryPolicy(Settings):
                 or self.max_redirects < 0:
             raise ValueError("remote: file_deadline_s and throughput_window_s must be > 0, "
                              "min_bytes_per_s and max_redirects >= 0")
-
-
-@functools.cache
-def default_policy() -> RetryPolicy:
-    """The policy of conf/defaults.yaml, for callers that pass none (local reads never use it)."""
-    return RetryPolicy.from_params(section(load_conf(), "remote"))
 
 
 class RemoteError(OSError):
@@ -324,10 +317,13 @@ def open_stream(path: str, policy: RetryPolicy | None = None, *, start: int = 0,
 
     Local paths give an ordinary seekable file. Remote ones give a :class:`RemoteStream` whose first
     request has already succeeded: :class:`Unreachable` / :class:`NotFound` are raised here, never
-    from ``read``. ``clock`` is for tests (a fake one bounds the time exactly).
+    from ``read``. ``clock`` is for tests (a fake one bounds the time exactly). ``policy`` is the
+    run's (``RetryPolicy.from_params(section(conf, "remote"))``): a remote path without one is an
+    error, never a fallback to conf/defaults.yaml that would ignore the run's overrides.
     """
-    policy = policy or default_policy()
     if is_remote(path):
+        if policy is None:
+            raise ValueError(f"reading {path} needs the run's RetryPolicy (conf section remote); none was passed")
         return RemoteStream(path, policy, start, end, clock)
     local = local_path(path)
     if not os.path.exists(local):

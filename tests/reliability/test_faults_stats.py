@@ -36,7 +36,7 @@ def scores(spark):
 
 def test_nan_scores_are_dropped_and_counted_once(scores):
     long = long_scores(scores, ["dclm", "fineweb_edu"])
-    hs = {(r.rev_host, r.classifier): r for r in host_scores(long, host_language(scores), min_docs=1).collect()}
+    hs = {(r.rev_host, r.classifier): r for r in host_scores(long, host_language(scores), min_docs=1, threshold=0.5).collect()}
     assert hs[("com.many", "dclm")].documents == 4
     assert ("net.blank", "dclm") not in hs and hs[("net.blank", "fineweb_edu")].documents == 3
     # accounting: every finite score is in exactly one host row, NaN/null ones in none
@@ -48,11 +48,11 @@ def test_nan_scores_are_dropped_and_counted_once(scores):
 
 def test_a_host_with_one_page(scores):
     long = long_scores(scores, ["dclm"])
-    one = [r for r in host_scores(long, host_language(scores), min_docs=1).collect() if r.rev_host == "org.single"]
+    one = [r for r in host_scores(long, host_language(scores), min_docs=1, threshold=0.5).collect() if r.rev_host == "org.single"]
     assert len(one) == 1 and one[0].documents == 1 and one[0].median == pytest.approx(0.7)
     assert one[0].std is None or math.isnan(one[0].std)
     # the default min_docs (3) leaves it out; ICC with too few hosts is NaN, not an error
-    assert "org.single" not in {r.rev_host for r in host_scores(long, host_language(scores)).collect()}
+    assert "org.single" not in {r.rev_host for r in host_scores(long, host_language(scores), min_docs=3, threshold=0.5).collect()}
     icc = {(r.classifier, r.min_docs): r for r in icc_table(long, thresholds=(1, 3, 10)).collect()}
     assert icc[("dclm", 1)].hosts == 2 and icc[("dclm", 1)].documents == 5
     assert math.isnan(icc[("dclm", 3)].icc1)  # one host of >= 3 pages: no between-host variance estimate
@@ -95,7 +95,7 @@ def test_hosts_missing_from_the_graph_are_counted(spark, tmp_path_factory):
     rows += [("zz,nowhere", "zz.nowhere", "nowhere.zz", "zz", "en", 0.2, 0.1)] * 3
     sc = spark.createDataFrame(rows, "surt_host_name string, rev_host string, host string, tld string, "
                                      "language string, dclm double, fineweb_edu double")
-    hs = host_scores(long_scores(sc, ["dclm"]), host_language(sc))
+    hs = host_scores(long_scores(sc, ["dclm"]), host_language(sc), min_docs=3, threshold=0.5)
     inp = tmp_path_factory.mktemp("hg-in")
     storage.write_dataset(hs, "host_scores", str(inp))
     out = tmp_path_factory.mktemp("hg-out")

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import pytest
 from faultserver import FaultServer
-from settings_support import extract_settings, retry_policy
+from settings_support import extract_settings, read_limits, retry_policy
 from warcgen import member_offsets
 
 from crawlplan.extract.records import process_warc_file
@@ -60,7 +60,7 @@ def server(http):
 def _records(path: str, reader: str = "warcio", policy: RetryPolicy = POLICY):
     outcome = FileOutcome(path)
     rows = [(r.offset, r.record_id, r.url, hashlib.sha1(r.payload or b"").hexdigest())
-            for r in iter_records(path, outcome, reader=reader, remote=policy)]
+            for r in iter_records(path, outcome, reader=reader, remote=policy, limits=read_limits())]
     return rows, outcome
 
 

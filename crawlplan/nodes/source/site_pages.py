@@ -17,6 +17,7 @@ from crawlplan.ccindex.sample import SampleSettings, extract_mode, read_cc_index
 from crawlplan.conf import section
 from crawlplan.source import site_pages
 from crawlplan.warc.listing import resolve_inputs
+from crawlplan.warc.reader import ReadLimits
 from crawlplan.warc.remote import RetryPolicy
 
 
@@ -45,19 +46,22 @@ def full(ctx, settings, chosen):
         raise ValueError("site_pages with extract.mode=full needs inputs.warc_paths; with only a columnar "
                          "index set extract.mode=sampled")
     refused = []          # listing entries outside inputs.warc_base: extract has their 'refused' rows
+    remote = RetryPolicy.from_params(section(ctx.conf, "remote"))
+    limits = ReadLimits.from_params(section(ctx.conf, "extract"))
     paths = resolve_inputs(listed, base=base, allow_absolute=bool(section(ctx.conf, "inputs")["allow_absolute_paths"]),
-                           refused=refused, policy=RetryPolicy.from_params(section(ctx.conf, "remote")))
+                           refused=refused, policy=remote)
     if refused:
         ctx.note(f"site_pages: {len(refused):,} listing entries refused (not read), e.g. '{refused[0].entry}': "
                  f"{refused[0].reason}")
     if not paths:
         raise ValueError("site_pages: the input names no WARC files")
     files = site_pages.warc_files(ctx.spark, paths)
-    counts = site_pages.count_site_pages(files, settings.site_key).persist()   # the runner releases it
+    counts = site_pages.count_site_pages(files, settings.site_key, limits, remote).persist()   # the runner releases it
     for reason, n in site_pages.reject_counts(counts).items():
         ctx.count(f"rejected_{reason}", n)
     sites = site_pages.choose_sites(site_pages.site_totals(counts), chosen, settings.min_pages)
-    return sites, site_pages.read_site_pages(files, counts, sites, settings.site_key, settings.max_pages)
+    return sites, site_pages.read_site_pages(files, counts, sites, settings.site_key, settings.max_pages, limits,
+                                                 remote)
 
 
 def sampled(ctx, settings, chosen):
@@ -75,6 +79,7 @@ def sampled(ctx, settings, chosen):
     wide = site_pages.read_index_pages(
         captures, settings.site_key, base=warc_base(index_root, str(section(ctx.conf, "inputs")["warc_base"])),
         index_root=index_root.removeprefix("file://"), max_gap=sample.merge_gap_bytes,
+        limits=ReadLimits.from_params(section(ctx.conf, "extract")),
         remote=RetryPolicy.from_params(section(ctx.conf, "remote"))).persist(StorageLevel.MEMORY_AND_DISK)
     rejects, read = site_pages.read_tallies(wide)
     for reason, n in rejects.items():

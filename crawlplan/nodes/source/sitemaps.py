@@ -18,7 +18,7 @@ from pyspark import StorageLevel
 from pyspark.sql import functions as F
 
 from crawlplan.schemas import conform, load_schema
-from crawlplan.source.experiment import feature_mode, site_specs, validate_params
+from crawlplan.source.experiment import SitemapSettings, feature_mode, site_specs, site_types
 from crawlplan.source.mirror import SitePage, build_mirror
 from crawlplan.source.sitemaps import empty_sitemap, site_tables
 
@@ -35,7 +35,7 @@ def _plain(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _train_group(params: dict, specs: dict):
+def _train_group(settings: SitemapSettings, specs: dict):
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
         site = str(pdf["site"].iloc[0])
         try:
@@ -44,8 +44,8 @@ def _train_group(params: dict, specs: dict):
                               None if h is None else bytes(h), loc if isinstance(loc, str) else None)
                      for u, o, s, h, loc in zip(pdf["url"], pdf["capture_order"], pdf["status"],
                                                 pdf["html"], pdf["location"])]
-            mirror = build_mirror(site, pages, xpath_classes=feature_mode(params))
-            tables = site_tables(mirror, params, specs.get(site))
+            mirror = build_mirror(site, pages, xpath_classes=feature_mode(settings))
+            tables = site_tables(mirror, settings, specs.get(site))
         except Exception as exc:  # one odd site must not fail the job: record it
             detail = f"{type(exc).__name__}: {exc}"[:300] + " | " + traceback.format_exc(limit=2)[-300:]
             tables = {"sitemaps": [empty_sitemap(site, len(pdf), f"learning failed: {detail}")]}
@@ -54,13 +54,18 @@ def _train_group(params: dict, specs: dict):
     return fn
 
 
+def fingerprint(params: dict, conf: dict) -> dict:
+    """The labelled sites' ground truth is a data file (conf/site_types.yaml), not the node's conf
+    section: editing it re-runs the node as editing ``extra_site_types`` does."""
+    return {"site_types": site_types()}
+
+
 def run(ctx):
-    params = dict(ctx.params)
-    validate_params(params)         # a typo fails here, not as one error row per site
+    settings = SitemapSettings.from_params(ctx.params)   # a typo fails here, not as one error row per site
     truth = ctx.input("ground_truth")
-    specs = site_specs(params, str(truth) if truth else None)
+    specs = site_specs(settings.site_types, str(truth) if truth else None)
     pages = ctx.read("site_pages").select("site", "url", "capture_order", "status", "location", "html")
-    wide = pages.groupBy("site").applyInPandas(_train_group(params, specs), _WIDE) \
+    wide = pages.groupBy("site").applyInPandas(_train_group(settings, specs), _WIDE) \
         .persist(StorageLevel.MEMORY_AND_DISK)
     out = {}
     for name in OUTPUTS:
