@@ -156,8 +156,7 @@ def demo_types(_spark, root: Path) -> str:
     out = root / "demo"
     subprocess.run([sys.executable, "-c", "from crawlplan.cli import main; main()", "demo-data", "--out", str(out),
                     "--hosts", "20"], check=True, capture_output=True, env=os.environ.copy())
-    part = next(out.rglob("*.parquet"), None) if not (out / "host_index").exists() else \
-        next((out / "host_index").rglob("*.parquet"))
+    part = next((out / "host_index").rglob("*.parquet"))
     schema = pq.read_schema(part)
     pct = [f for f in schema if f.name.endswith("_pct")]
     counts = schema.field("fetch_200").type
