@@ -1,0 +1,97 @@
+"""Every bench script's smoke mode, one after the other: a table of script, status, wall, last line.
+
+    .venv/bin/python bench/run_all.py --smoke              # all of them (CI: .ci/run)
+    .venv/bin/python bench/run_all.py --smoke --only bench_pipeline,bench_waves
+
+A bench script is every ``bench/*.py`` but the libraries in ``LIBRARIES``; each one takes
+``--smoke`` (tiny input, the same code path as its real run, its outputs checked; see
+bench/README.md). Each runs as its own process (``python bench/NAME.py --smoke``) with the log in
+bench/results/smoke/logs/NAME.log. Status: ``ok`` (exit 0), ``skipped`` (exit 0 and the last line
+``smoke skipped: <why>``: its inputs are absent), ``FAILED (rc N)`` or ``TIMEOUT`` (the last
+lines of its log are printed below the table). The exit status is 1 when any failed.
+
+Without ``--smoke`` it refuses (exit 2): the real runs take minutes to hours each, need their own
+arguments and are run one by one with the commands of bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = REPO / "bench"
+LOGS = BENCH / "results" / "smoke" / "logs"
+# helper modules, not benches: benchlib (shared parts), scale_inputs (bench_scale's input generator,
+# run by its smoke), source_sweep_cache (source_sweep's feature cache; its smoke builds a small one)
+LIBRARIES = ("benchlib.py", "scale_inputs.py", "source_sweep_cache.py", "run_all.py")
+
+
+def bench_scripts() -> list[str]:
+    """The bench scripts, by name without .py, in name order."""
+    return sorted(p.stem for p in BENCH.glob("*.py") if p.name not in LIBRARIES)
+
+
+def run_one(name: str, timeout: float) -> dict:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log = LOGS / f"{name}.log"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(BENCH), os.environ.get("PYTHONPATH", "")])
+               .rstrip(os.pathsep), PYSPARK_PYTHON=os.environ.get("PYSPARK_PYTHON", sys.executable))
+    t0 = time.perf_counter()
+    with open(log, "w") as out:
+        try:
+            rc = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--smoke"], cwd=REPO, env=env,
+                                stdout=out, stderr=subprocess.STDOUT, timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            rc = None
+    wall = time.perf_counter() - t0
+    lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+    last = lines[-1] if lines else "(no output)"
+    if rc is None:
+        status = f"TIMEOUT ({timeout:.0f}s)"
+    elif rc:
+        status = f"FAILED (rc {rc})"
+    else:
+        status = "skipped" if last.startswith("smoke skipped") else "ok"
+    return {"script": name, "status": status, "wall_s": wall, "last": last, "log": log, "lines": lines}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--smoke", action="store_true", help="run every bench script's --smoke mode")
+    ap.add_argument("--only", default="", help="comma-separated subset of the scripts (names without .py)")
+    ap.add_argument("--timeout", type=float, default=240, help="seconds per script before it counts as failed")
+    args = ap.parse_args(argv)
+    names = bench_scripts()
+    if not args.smoke:
+        ap.print_help()
+        print(f"\nrun_all runs smoke modes only (--smoke); the real runs: bench/README.md. Scripts: {', '.join(names)}")
+        return 2
+    wanted = [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = sorted(set(wanted) - set(names))
+    if unknown:
+        ap.error(f"not bench scripts: {unknown}; scripts: {names}")
+    rows = []
+    t0 = time.perf_counter()
+    for name in wanted or names:
+        print(f"run_all: {name} --smoke ...", flush=True)
+        rows.append(run_one(name, args.timeout))
+        print(f"run_all: {name}: {rows[-1]['status']} in {rows[-1]['wall_s']:.1f}s", flush=True)
+    print("\n| script | status | wall s | last line |\n|---|---|---:|---|")
+    for r in rows:
+        print(f"| {r['script']} | {r['status']} | {r['wall_s']:.1f} | {r['last'][:160].replace('|', '/')} |")
+    failed = [r for r in rows if r["status"] not in ("ok", "skipped")]
+    for r in failed:
+        print(f"\n--- {r['script']}: last lines of {r['log'].relative_to(REPO)} ---")
+        print("\n".join(r["lines"][-30:]))
+    print(f"\nrun_all: {len(rows) - len(failed)} of {len(rows)} passed "
+          f"({sum(r['status'] == 'skipped' for r in rows)} skipped) in {time.perf_counter() - t0:.0f}s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
