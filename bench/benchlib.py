@@ -236,3 +236,15 @@ def missing(*modules: str) -> list[str]:
 def shared_missing() -> str | None:
     """Why the shared data cannot be used (None when realpages is there)."""
     return None if REALPAGES.is_file() else f"{REALPAGES} not found (set CRAWLPLAN_SHARED_DATA to ../shared/data)"
+
+
+SMOKE_DEMO_HOSTS = 20
+
+
+def demo_crawl(smoke: bool = False) -> dict:
+    """The embedded demo crawl's paths (``crawlplan.demo``): 300 hosts, or 20 in a smoke run."""
+    from crawlplan.demo.crawl import ensure_demo
+    from crawlplan.paths import default_cache_dir
+
+    hosts = SMOKE_DEMO_HOSTS if smoke else 300
+    return ensure_demo(default_cache_dir() / f"demo-h{hosts}-s0", hosts=hosts, seed=0, echo=lambda *_: None)

@@ -8,7 +8,8 @@ A bench script is every ``bench/*.py`` but the libraries in ``LIBRARIES``; each 
 bench/README.md). Each runs as its own process (``python bench/NAME.py --smoke``) with the log in
 bench/results/smoke/logs/NAME.log. Status: ``ok`` (exit 0), ``skipped`` (exit 0 and the last line
 ``smoke skipped: <why>``: its inputs are absent), ``FAILED (rc N)`` or ``TIMEOUT`` (the last
-lines of its log are printed below the table). The exit status is 1 when any failed.
+lines of its log are printed below the table). The exit status is 1 when any failed. CPU s is the
+user + system time of the script and the children it waited for (the JVM, the Python workers).
 
 Without ``--smoke`` it refuses (exit 2): the real runs take minutes to hours each, need their own
 arguments and are run one by one with the commands of bench/README.md.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -41,14 +43,14 @@ def run_one(name: str, timeout: float) -> dict:
     log = LOGS / f"{name}.log"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(BENCH), os.environ.get("PYTHONPATH", "")])
                .rstrip(os.pathsep), PYSPARK_PYTHON=os.environ.get("PYSPARK_PYTHON", sys.executable))
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _children_cpu()
     with open(log, "w") as out:
         try:
             rc = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--smoke"], cwd=REPO, env=env,
                                 stdout=out, stderr=subprocess.STDOUT, timeout=timeout).returncode
         except subprocess.TimeoutExpired:
             rc = None
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
     last = lines[-1] if lines else "(no output)"
     if rc is None:
@@ -57,7 +59,14 @@ def run_one(name: str, timeout: float) -> dict:
         status = f"FAILED (rc {rc})"
     else:
         status = "skipped" if last.startswith("smoke skipped") else "ok"
-    return {"script": name, "status": status, "wall_s": wall, "last": last, "log": log, "lines": lines}
+    return {"script": name, "status": status, "wall_s": wall, "cpu_s": cpu, "last": last, "log": log, "lines": lines}
+
+
+def _children_cpu() -> float:
+    """User + system seconds of the reaped children so far (a script, and what it waited for: the
+    JVM and Python workers of its SparkSession), so a loaded machine's wall times can be read."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def main(argv=None) -> int:
@@ -81,9 +90,10 @@ def main(argv=None) -> int:
         print(f"run_all: {name} --smoke ...", flush=True)
         rows.append(run_one(name, args.timeout))
         print(f"run_all: {name}: {rows[-1]['status']} in {rows[-1]['wall_s']:.1f}s", flush=True)
-    print("\n| script | status | wall s | last line |\n|---|---|---:|---|")
+    print("\n| script | status | wall s | CPU s | last line |\n|---|---|---:|---:|---|")
     for r in rows:
-        print(f"| {r['script']} | {r['status']} | {r['wall_s']:.1f} | {r['last'][:160].replace('|', '/')} |")
+        print(f"| {r['script']} | {r['status']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | "
+              f"{r['last'][:160].replace('|', '/')} |")
     failed = [r for r in rows if r["status"] not in ("ok", "skipped")]
     for r in failed:
         print(f"\n--- {r['script']}: last lines of {r['log'].relative_to(REPO)} ---")
