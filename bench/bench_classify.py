@@ -389,7 +389,7 @@ def main() -> int:
         check(len(results) == len(contenders) + 2, f"{len(results)} table rows for {len(contenders) + 2} contenders")
         for name, r in results.items():
             check(r["docs"] == len(docs) and r["docs_per_cpu_s"] > 0, f"{name}: {r['docs']} of {len(docs)} texts")
-        check(diff is None or diff < 1e-3, f"crawlplan and datatrove score dclm {diff:.2e} apart")
+        check(diff is None or diff < 1e-3, f"crawlplan and datatrove score dclm {diff} apart")
         return ok(f"{len(results)} contenders scored all {len(docs)} texts"
                   + (f", dclm within {diff:.1e} of datatrove" if diff is not None else ""))
     return 0

@@ -230,7 +230,9 @@ def main() -> int:
     def run(inputs: dict, mode: str, base: str = "") -> dict:
         conf = load_conf("local", overrides=[
             "spark.master=local[2]", "extract.reader=fastwarc", "extract.extractor=resiliparse",
-            f"extract.mode={mode}", f"extract.sample.k={args.k}", "run.progress_every_s=0"])
+            f"extract.mode={mode}", f"extract.sample.k={args.k}", "run.progress_every_s=0",
+            # the loopback server of the HTTP run: crawlplan refuses private addresses unless told
+            *(["remote.allow_private_addresses=true"] if base.startswith("http") else [])])
         conf["inputs"].update(inputs)
         conf["inputs"]["warc_base"] = base
         out = tempfile.mkdtemp(prefix="bench-sampled-", dir=RESULTS)

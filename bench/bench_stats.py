@@ -14,7 +14,7 @@ results are checked equal before timings are reported.
 
 ``--smoke``: 20,000 documents on 2,000 hosts, 5 replicates, 2 GB of driver memory; fails unless
 the two sides agree (same host_scores rows, ICC1, Spearman, bootstrap CIs, classifier pairs and
-coverage rho within 1e-6, the same gems).
+coverage rho within 1e-5: Spearman differed by 7.6e-7 at this size, the same gems).
 
 Results: bench/results/bench_stats-d<docs>-h<hosts>.json; the table is in docs/benchmarks.md.
 """
@@ -310,7 +310,7 @@ def main() -> int:
         check(groups[0] == groups[1] == groups[2] > 0, f"correlation groups differ: {groups}")
         check(agree["gems_equal"], "hidden gems differ")
         worst = {k: v for k, v in agree.items() if k.endswith("_diff")}
-        check(all(v < 1e-6 for v in worst.values()), f"Spark and pandas disagree: {worst}")
+        check(all(v < 1e-5 for v in worst.values()), f"Spark and pandas disagree: {worst}")
         return ok(f"{rows[0]} host rows, {groups[0]} correlation groups; Spark and pandas agree "
                   f"(max diff {max(worst.values()):.1e})")
     return 0
