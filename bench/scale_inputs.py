@@ -207,7 +207,8 @@ def _write_host_index(table, folder: Path, F) -> None:
         col = values.get(f.name, F.lit(0) if f.name in zero else None)
         if col is None:
             raise ValueError(f"no synthetic value for host index column {f.name}")
-        spark_type = {"string": "string", "double": "double", "int64": "bigint", "int8": "tinyint"}[str(f.type)]
+        spark_type = {"string": "string", "double": "double", "int64": "bigint", "int32": "int", "int16": "smallint",
+                      "int8": "tinyint"}[str(f.type)]
         cols.append(col.cast(spark_type).alias(f.name))
     table.select(*cols).write.mode("overwrite").parquet(str(folder))
 
