@@ -164,20 +164,27 @@ class TreeSampler(threading.Thread):
                 "worker_mb": round(peak["worker"], 1), "workers_seen": workers}
 
 
-def measure(cmd: list[str], log: Path, interval: float, env: dict) -> dict:
-    """Run ``cmd`` with the sampler; status ok or ``failed: <last error line>``."""
+def measure(cmd: list[str], log: Path, interval: float, env: dict, timeout: float | None = None) -> dict:
+    """Run ``cmd`` with the sampler; status ok or ``failed: <last error line>``; ``rc`` its exit
+    status (-9 when killed after ``timeout`` seconds, then ``timed_out``)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
         sampler = TreeSampler(proc.pid, interval)
         sampler.start()
+        timer = threading.Timer(timeout, proc.kill) if timeout else None
+        if timer:
+            timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        if timer:
+            timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - t0
         sampler.stop.set()
         sampler.join()
-    result = {"wall_s": round(wall, 2), **sampler.summary(usage.ru_utime + usage.ru_stime)}
+    result = {"wall_s": round(wall, 2), **sampler.summary(usage.ru_utime + usage.ru_stime), "rc": proc.returncode,
+              "timed_out": bool(timeout) and proc.returncode == -9 and wall >= timeout}
     result["status"] = "ok" if proc.returncode == 0 else f"failed: {last_error(log)}"
     return result
 

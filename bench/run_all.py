@@ -9,7 +9,8 @@ bench/README.md). Each runs as its own process (``python bench/NAME.py --smoke``
 bench/results/smoke/logs/NAME.log. Status: ``ok`` (exit 0), ``skipped`` (exit 0 and the last line
 ``smoke skipped: <why>``: its inputs are absent), ``FAILED (rc N)`` or ``TIMEOUT`` (the last
 lines of its log are printed below the table). The exit status is 1 when any failed. CPU s is the
-user + system time of the script and the children it waited for (the JVM, the Python workers).
+user + system time of the script's whole process tree (the JVM and Python workers included), from
+bench_scale's sampler of /proc, so a loaded machine's wall times can be read.
 
 Without ``--smoke`` it refuses (exit 2): the real runs take minutes to hours each, need their own
 arguments and are run one by one with the commands of bench/README.md.
@@ -19,11 +20,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from bench_scale import measure
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"
@@ -39,34 +40,22 @@ def bench_scripts() -> list[str]:
 
 
 def run_one(name: str, timeout: float) -> dict:
-    LOGS.mkdir(parents=True, exist_ok=True)
-    log = LOGS / f"{name}.log"
+    """One script's smoke run, measured by bench_scale's process-tree sampler (wall, and the CPU of
+    every process under it: the driver, the JVM it starts and outlives, the Python workers)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(BENCH), os.environ.get("PYTHONPATH", "")])
                .rstrip(os.pathsep), PYSPARK_PYTHON=os.environ.get("PYSPARK_PYTHON", sys.executable))
-    t0, cpu0 = time.perf_counter(), _children_cpu()
-    with open(log, "w") as out:
-        try:
-            rc = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--smoke"], cwd=REPO, env=env,
-                                stdout=out, stderr=subprocess.STDOUT, timeout=timeout).returncode
-        except subprocess.TimeoutExpired:
-            rc = None
-    wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+    log = LOGS / f"{name}.log"
+    got = measure([sys.executable, str(BENCH / f"{name}.py"), "--smoke"], log, 0.5, env, timeout=timeout)
     lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
     last = lines[-1] if lines else "(no output)"
-    if rc is None:
+    if got["timed_out"]:
         status = f"TIMEOUT ({timeout:.0f}s)"
-    elif rc:
-        status = f"FAILED (rc {rc})"
+    elif got["rc"]:
+        status = f"FAILED (rc {got['rc']})"
     else:
         status = "skipped" if last.startswith("smoke skipped") else "ok"
-    return {"script": name, "status": status, "wall_s": wall, "cpu_s": cpu, "last": last, "log": log, "lines": lines}
-
-
-def _children_cpu() -> float:
-    """User + system seconds of the reaped children so far (a script, and what it waited for: the
-    JVM and Python workers of its SparkSession), so a loaded machine's wall times can be read."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+    return {"script": name, "status": status, "wall_s": got["wall_s"], "cpu_s": got["cpu_s"], "last": last,
+            "log": log, "lines": lines}
 
 
 def main(argv=None) -> int:
