@@ -57,3 +57,9 @@ def test_run_all_runs_a_smoke_and_prints_its_row():
     rows = [line.split("|") for line in proc.stdout.splitlines() if line.startswith("| bench_policies |")]
     assert len(rows) == 1 and rows[0][2].strip() == "ok", proc.stdout
     assert rows[0][5].strip().startswith("smoke ok:"), rows[0]
+
+
+def test_run_all_skip_prints_a_row_and_runs_nothing(capsys):
+    assert run_all.main(["--smoke", "--only", "bench_policies", "--skip", "bench_policies"]) == 0
+    out = capsys.readouterr().out
+    assert "| bench_policies | skipped (--skip) |" in out and "bench_policies --smoke ..." not in out
