@@ -12,7 +12,8 @@ results are checked equal before timings are reported.
     .venv/bin/python bench/bench_stats.py --docs 3000000 --hosts 530000 --replicates 20
     .venv/bin/python bench/bench_stats.py --smoke   # 20,000 documents on 2,000 hosts, agreement checked
 
-``--smoke``: 20,000 documents on 2,000 hosts, 5 replicates, 2 GB of driver memory; fails unless
+``--smoke``: 20,000 documents on 2,000 hosts, 5 replicates, 2 GB of driver memory, 2 shuffle
+partitions; fails unless
 the two sides agree (same host_scores rows, ICC1, Spearman, bootstrap CIs, classifier pairs and
 coverage rho within 1e-5: Spearman differed by 7.6e-7 at this size, the same gems).
 
@@ -120,11 +121,11 @@ def tree_cpu_seconds(root: int) -> float:
     return sum(stats[p][1] for p in keep if p in stats) / tick
 
 
-def run_spark(paths: dict, out: Path, replicates: int, cores: int, memory: str = "6g") -> dict:
+def run_spark(paths: dict, out: Path, replicates: int, cores: int, memory: str = "6g", partitions: int = 8) -> dict:
     from crawlplan.conf import load_conf
     from crawlplan.spark import build_session
 
-    conf = load_conf("local", overrides=[f"spark.master=local[{cores}]", "spark.shuffle_partitions=8",
+    conf = load_conf("local", overrides=[f"spark.master=local[{cores}]", f"spark.shuffle_partitions={partitions}",
                                          f"spark.driver_memory={memory}", "spark.log_level=ERROR"])
     spark = build_session(conf, app_name="bench-stats")
     shutil.rmtree(out, ignore_errors=True)
@@ -289,7 +290,7 @@ def main() -> int:
     paths = generate(Path(args.data), args.docs, args.hosts, args.seed)
     print(f"data ready in {time.perf_counter() - t:.1f}s: {paths['scores']}", flush=True)
     s = run_spark(paths, Path(args.results) / "bench_stats_spark_out", args.replicates, args.cores,
-                  "2g" if args.smoke else "6g")
+                  *(("2g", 2) if args.smoke else ()))
     print(f"spark local[{args.cores}]: {s['seconds']:.1f}s wall, {s['cpu_seconds']:.1f}s CPU", flush=True)
     p = run_pandas(paths, args.replicates)
     print(f"pandas/scipy single process: {p['seconds']:.1f}s wall, {p['cpu_seconds']:.1f}s CPU", flush=True)

@@ -11,7 +11,8 @@ same SparkSession, one run; results checked equal before timings are reported.
 
 Data: bench_stats.generate (cached in .cache/bench_stats/). CPU seconds: driver + JVM + Python
 workers (bench_stats.tree_cpu_seconds). Results: bench/results/bench_stats_steps-d<docs>-<steps>.json.
-``--smoke``: 20,000 documents on 2,000 hosts, both steps, 2 GB of driver memory; fails unless each
+``--smoke``: 20,000 documents on 2,000 hosts, both steps, 2 GB of driver memory, 2 shuffle
+partitions; fails unless each
 step's two implementations agree within 1e-6.
 """
 
@@ -93,7 +94,8 @@ def main() -> int:
     from crawlplan.spark import build_session
 
     paths = generate(Path(args.data), args.docs, args.hosts, 0)
-    conf = load_conf("local", overrides=[f"spark.master=local[{args.cores}]", "spark.shuffle_partitions=8",
+    conf = load_conf("local", overrides=[f"spark.master=local[{args.cores}]",
+                                         f"spark.shuffle_partitions={2 if args.smoke else 8}",
                                          f"spark.driver_memory={'2g' if args.smoke else '6g'}", "spark.log_level=ERROR"])
     spark = build_session(conf, app_name="bench-stats-steps")
     spark.range(1).count()
