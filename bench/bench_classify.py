@@ -3,6 +3,11 @@ vs a per-row Python UDF vs datatrove's FastTextClassifierFilter (ten filters), s
 files, same texts, one run.
 
     .venv/bin/python bench/bench_classify.py [--docs N] [--cores 1] [--dim 100]
+    .venv/bin/python bench/bench_classify.py --smoke   # 40 texts of realpages' first 60 records, 1 round
+
+``--smoke``: the texts of the first 60 records of realpages (at most 40), one round, dim-16 models;
+datatrove's filter runs when datatrove is installed (else a ``smoke: skipped`` line); checks that
+every contender scored every text and, with datatrove, that both score dclm alike.
 
 Corpus: the main text of ../shared/data/realpages/realpages.warc.gz from the project root (1,171 real pages),
 extracted once with trafilatura and cached in bench/results/. Models: the ten registry entries
@@ -47,19 +52,19 @@ REALPAGES = Path(os.environ.get("CRAWLPLAN_SHARED_DATA", REPO.parent / "shared" 
     "realpages.warc.gz"
 
 
-def extract_corpus() -> list[dict]:
-    """Main text of every HTML response in realpages (trafilatura, once; cached)."""
-    if CORPUS.is_file():
-        with gzip.open(CORPUS, "rt", encoding="utf-8") as fh:
+def extract_corpus(source: Path = REALPAGES, cache: Path = CORPUS) -> list[dict]:
+    """Main text of every HTML response in ``source`` (realpages; trafilatura, once; cached)."""
+    if cache.is_file():
+        with gzip.open(cache, "rt", encoding="utf-8") as fh:
             return [json.loads(line) for line in fh]
     import trafilatura
     from warcio.archiveiterator import ArchiveIterator
 
-    if not REALPAGES.is_file():
-        raise SystemExit(f"corpus source {REALPAGES} not found (set CRAWLPLAN_SHARED_DATA)")
+    if not source.is_file():
+        raise SystemExit(f"corpus source {source} not found (set CRAWLPLAN_SHARED_DATA)")
     docs = []
     started = time.time()
-    with open(REALPAGES, "rb") as fh:
+    with open(source, "rb") as fh:
         for record in ArchiveIterator(fh):
             if record.rec_type != "response":
                 continue
@@ -67,11 +72,11 @@ def extract_corpus() -> list[dict]:
             text = trafilatura.extract(html, favor_precision=True, include_comments=False)
             if text and text.strip():
                 docs.append({"id": record.rec_headers.get_header("WARC-Record-ID"), "text": text})
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    with gzip.open(CORPUS, "wt", encoding="utf-8") as fh:
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(cache, "wt", encoding="utf-8") as fh:
         for d in docs:
             fh.write(json.dumps(d) + "\n")
-    print(f"extracted {len(docs)} texts in {time.time() - started:.0f}s -> {CORPUS}")
+    print(f"extracted {len(docs)} texts in {time.time() - started:.0f}s -> {cache}")
     return docs
 
 
@@ -236,9 +241,22 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=2000, help="Arrow records per batch")
     ap.add_argument("--skip-udf", action="store_true")
     ap.add_argument("--rounds", type=int, default=2, help="timed passes per contender (best reported)")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
+    from benchlib import check, head_warc, missing, ok, shared_missing, skip_contender, skipped
 
-    docs = extract_corpus()
+    with_datatrove = not missing("datatrove")
+    if args.smoke:
+        if shared_missing():
+            return skipped(shared_missing())
+        args.docs, args.rounds, args.dim, args.cores = 40, 1, 16, 1
+        docs = extract_corpus(head_warc(60), RESULTS / "smoke" / "texts-head60.jsonl.gz")
+    else:
+        docs = extract_corpus()
+    if not with_datatrove:
+        if not args.smoke:
+            raise SystemExit("datatrove is not installed: pip install -e '.[bench]' (--smoke runs without it)")
+        skip_contender("datatrove FastTextClassifierFilter", "datatrove not installed (pip install -e '.[bench]')")
     if args.docs:
         docs = docs[: args.docs]
     chars = sum(len(d["text"]) for d in docs)
@@ -285,7 +303,7 @@ def main() -> int:
         print(f"{name:34s} {n:6d} docs {secs:8.2f}s {n / secs:9.1f} docs/s  {cpu:8.2f} cpu-s "
               f"{n / cpu:9.1f} docs/cpu-s", flush=True)
 
-    filters = datatrove_filters(paths)
+    filters = datatrove_filters(paths) if with_datatrove else []
     # datatrove runs with one worker per core: split the corpus so each task gets a share.
     if args.cores > 1:
         raise SystemExit("--cores > 1: not supported for the datatrove side in this script")
@@ -294,7 +312,8 @@ def main() -> int:
     spark_batched(spark, warm_parquet, fasttext_refs, args.batch)
     if not args.skip_udf:
         spark_per_row(spark, warm_parquet, refs)
-    run_datatrove(str(warm_dir), filters, str(work / "logs-warm"))
+    if with_datatrove:
+        run_datatrove(str(warm_dir), filters, str(work / "logs-warm"))
 
     contenders = [
         ("crawlplan mapInPandas, projected engine", spark_batched, (spark, parquet, refs, args.batch)),
@@ -304,6 +323,8 @@ def main() -> int:
     ]
     if args.skip_udf:
         contenders.pop(2)
+    if not with_datatrove:
+        contenders.pop()
     for rnd in range(args.rounds):
         # alternate the order so no contender always runs first (or last) on a busy machine
         for name, fn, fargs in (contenders if rnd % 2 == 0 else contenders[::-1]):
@@ -327,20 +348,23 @@ def main() -> int:
     # Same models, same texts, same numbers: the first model (dclm) alone through datatrove vs
     # crawlplan's score for it on the warm-up documents.
     meta_rows: list = []
-    run_datatrove(str(warm_dir), filters[:1], str(work / "logs-check"), collect=meta_rows)
-    ours = score_batch(pd.DataFrame({"record_id": [d["id"] for d in docs[:20]],
-                                     "text": [d["text"] for d in docs[:20]]}), refs[:1], 100000, ["record_id"])
-    ours = dict(zip(ours["record_id"], ours[refs[0].spec.column].astype(float)))
-    diff = max(abs(ours[i] - m["__label__hq"]) for i, m in meta_rows)
-    # Not 0: datatrove reads P(hq) from the full distribution, the anchors' rule (used here) takes
-    # 1 - P(cc) when cc is the top label, and fastText's float32 softmax sums to 1 +- 2e-5.
-    print(f"max |crawlplan - datatrove| for {refs[0].spec.name} on {len(meta_rows)} docs: {diff:.2e}")
+    diff = None
+    if with_datatrove:
+        run_datatrove(str(warm_dir), filters[:1], str(work / "logs-check"), collect=meta_rows)
+        ours = score_batch(pd.DataFrame({"record_id": [d["id"] for d in docs[:20]],
+                                         "text": [d["text"] for d in docs[:20]]}), refs[:1], 100000, ["record_id"])
+        ours = dict(zip(ours["record_id"], ours[refs[0].spec.column].astype(float)))
+        diff = max(abs(ours[i] - m["__label__hq"]) for i, m in meta_rows)
+        # Not 0: datatrove reads P(hq) from the full distribution, the anchors' rule (used here) takes
+        # 1 - P(cc) when cc is the top label, and fastText's float32 softmax sums to 1 +- 2e-5.
+        print(f"max |crawlplan - datatrove| for {refs[0].spec.name} on {len(meta_rows)} docs: {diff:.2e}")
 
-    base = results["datatrove FastTextClassifierFilter"]
+    base = results.get("datatrove FastTextClassifierFilter")
     for r in results.values():
-        if "docs_per_s" in r:
+        if base and "docs_per_s" in r:
             r["vs_datatrove"] = round(r["docs_per_s"] / base["docs_per_s"], 3)
-        r["vs_datatrove_cpu"] = round(r["docs_per_cpu_s"] / base["docs_per_cpu_s"], 3)
+        if base:
+            r["vs_datatrove_cpu"] = round(r["docs_per_cpu_s"] / base["docs_per_cpu_s"], 3)
     meta = {
         "command": "python bench/bench_classify.py " + " ".join(sys.argv[1:]),
         "docs": len(docs), "chars": chars, "models": len(refs), "dim": args.dim, "cores": args.cores,
@@ -349,16 +373,25 @@ def main() -> int:
         "model_mb": round(sum(Path(p).stat().st_size for p in paths.values()) / 2**20, 1),
         "max_abs_diff_vs_datatrove": diff,
     }
-    (RESULTS / "classify.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2))
+    (RESULTS / ("smoke/classify.json" if args.smoke else "classify.json")).write_text(json.dumps({"meta": meta, "results": results}, indent=2))
     print()
     print(f"{len(docs)} texts ({chars / len(docs):.0f} chars mean), {len(refs)} models "
           f"(dim {args.dim}, {meta['model_mb']} MB), {args.cores} core(s), load avg {meta['load_avg_at_end']}")
     print("| contender | docs/s wall | vs datatrove | docs per CPU-second | vs datatrove |")
     print("|---|---:|---:|---:|---:|")
     for name, r in results.items():
-        wall = f"{r['docs_per_s']:.1f} | {r['vs_datatrove']:.2f}x" if "docs_per_s" in r else "- | -"
-        print(f"| {name} | {wall} | {r['docs_per_cpu_s']:.1f} | {r['vs_datatrove_cpu']:.2f}x |")
+        ratio = lambda key, r=r: f"{r[key]:.2f}x" if key in r else "-"  # noqa: E731
+        wall = f"{r['docs_per_s']:.1f} | {ratio('vs_datatrove')}" if "docs_per_s" in r else "- | -"
+        print(f"| {name} | {wall} | {r['docs_per_cpu_s']:.1f} | {ratio('vs_datatrove_cpu')} |")
     spark.stop()
+    if args.smoke:
+        check(len(docs) > 0, "no texts")
+        check(len(results) == len(contenders) + 2, f"{len(results)} table rows for {len(contenders) + 2} contenders")
+        for name, r in results.items():
+            check(r["docs"] == len(docs) and r["docs_per_cpu_s"] > 0, f"{name}: {r['docs']} of {len(docs)} texts")
+        check(diff is None or diff < 1e-3, f"crawlplan and datatrove score dclm {diff} apart")
+        return ok(f"{len(results)} contenders scored all {len(docs)} texts"
+                  + (f", dclm within {diff:.1e} of datatrove" if diff is not None else ""))
     return 0
 
 

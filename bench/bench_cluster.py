@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_cluster.py [--demo .cache/demo-h300-s0] [--models .cache/models]
     .venv/bin/python bench/bench_cluster.py --one-application   # the script of `submit --one-application`
+    .venv/bin/python bench/bench_cluster.py --smoke   # the local half on the 20-host demo; cluster skipped
 
 Local: ``crawlplan run`` (one driver, ``local[*]``, the local profile). Cluster:
 ``scripts/spark-cluster.sh start`` (master + two workers of 1 core each on 127.0.0.1), ``crawlplan
@@ -14,6 +15,13 @@ because the 2 cores may be shared. Results: bench/results/cluster.json and the m
 printed at the end (docs/cluster.md). With ``--one-application`` the cluster runs the script of
 ``crawlplan submit main --one-application`` (one spark-submit for the eleven nodes; per-node job
 seconds from the markers, one wall time), and its datasets are compared with the local run's.
+
+``--smoke``: the local half only, on the 20-host demo (generated if missing), and only up to
+``SMOKE_UNTIL`` (``crawlplan run --until classify``: the eleven nodes took over 240 s on the
+loaded 2-core machine), checked: every node it ran has its completion marker and the table its
+row. The nodes after classify and the cluster half are skipped, each with a ``smoke: skipped``
+line: the standalone cluster's start and one spark-submit per node take minutes, and
+tests/test_cluster*.py run the same harness, the whole pipeline on both, in the test suite.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import REPO, machine, save
+from benchlib import REPO, check, demo_crawl, machine, ok, save, skip_contender
 
 from crawlplan.dag.pipeline import load_pipeline
 
@@ -42,6 +50,7 @@ from cluster_support import (  # noqa: E402  (the tests' harness helpers: one wa
     write_yaml,
 )
 
+SMOKE_UNTIL = "classify"     # the smoke's local run: `crawlplan run --until classify` (extract, classify)
 BLOCK = re.compile(r"^# \[\d+/\d+\] (\S+)$", re.M)
 
 
@@ -63,7 +72,11 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=REPO / "bench" / "results" / "cluster-run")
     ap.add_argument("--one-application", action="store_true",
                     help="the cluster runs `crawlplan submit main --one-application`'s script")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
+    if args.smoke:
+        args.demo = Path(demo_crawl(smoke=True)["warc_paths"]).parent
+        args.work = args.work.parent / "smoke" / "cluster-run"
     if not (args.demo / "_SUCCESS").is_file():
         raise SystemExit(f"no demo crawl at {args.demo}: run `crawlplan demo` (or the test suite) first")
     shutil.rmtree(args.work, ignore_errors=True)
@@ -73,11 +86,14 @@ def main() -> int:
 
     local_out = args.work / "local"
     t0 = time.perf_counter()
+    until = ["--until", SMOKE_UNTIL] if args.smoke else []
     proc = crawlplan("run", "--conf", str(write_yaml(args.work / "local.yaml", base)), "--out", str(local_out),
-                     cwd=args.work)
+                     *until, cwd=args.work)
     local_wall = time.perf_counter() - t0
     if proc.returncode:
         raise SystemExit(proc.stdout[-3000:] + proc.stderr[-3000:])
+    if args.smoke:
+        return smoke_local(local_out, local_wall)
 
     cluster = start_cluster(args.work / "cluster")
     try:
@@ -122,6 +138,21 @@ def main() -> int:
     print(f"cluster / local wall: {cluster_wall / local_wall:.2f}x; load avg before {before['load_avg']}, "
           f"after {result['machine_after']['load_avg']}")
     return 0
+
+
+def smoke_local(local_out: Path, local_wall: float) -> int:
+    skip_contender("the loopback standalone cluster", "minutes of spark-submits; tests/test_cluster*.py run it")
+    pipeline = load_pipeline("main")
+    nodes = pipeline.upstream([SMOKE_UNTIL])
+    skip_contender(f"the local run's nodes after {SMOKE_UNTIL}",
+                   ", ".join(n for n in pipeline.order() if n not in nodes) + " (minutes on 2 cores)")
+    local_s = markers(local_out)
+    print("| node | local: job s |\n|---|---:|")
+    for node in nodes:
+        print(f"| {node} | {local_s.get(node, 0):.1f} |")
+    print(f"| **all** (wall) | {local_wall:.1f} (`crawlplan run`) |")
+    check(set(nodes) <= set(local_s), f"nodes without a completion marker: {sorted(set(nodes) - set(local_s))}")
+    return ok(f"local run of {', '.join(nodes)} in {local_wall:.1f}s, every node marked; cluster skipped")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ fastwarc+resiliparse, (a) single process through the pure per-file function and 
 the Spark extract job at 2 cores, in one run.
 
     .venv/bin/python bench/bench_extract.py [--cores 2] [--copies 2] [--skip-spark]
+    .venv/bin/python bench/bench_extract.py --smoke   # realpages' first 60 records, outputs checked
 
 Corpus: ../shared/data/realpages/realpages.warc.gz from the project root (1,171 HTML responses, 934 hosts).
 (a) calls ``process_warc_file`` on the file in this process (reading, charset decoding,
@@ -14,6 +15,11 @@ workers warmed by one untimed run on ``--cores`` copies of a tiny file (one task
 Python worker, per core: a worker forked during the timed run would bill its imports, ~0.6
 CPU-s, to the timed documents; in a real run a worker's start is spread over many files).
 Results: bench/results/extract.json and a markdown table for docs/benchmarks.md.
+
+``--smoke``: the first ``SMOKE_RECORDS`` records of realpages for (a), two renamed copies of them
+for (b), the two main combinations; checks that every path wrote documents and that every
+combination turned the same records into documents or rejects (a reader or extractor whose
+package is missing is skipped with a ``smoke: skipped`` line).
 """
 
 from __future__ import annotations
@@ -24,10 +30,27 @@ import sys
 import tempfile
 import time
 
-from benchlib import RESULTS, copies, cpu_seconds, machine, realpages, save, spark_session, worker_peak_rss_mb
+from benchlib import (
+    RESULTS,
+    check,
+    copies,
+    cpu_seconds,
+    head_warc,
+    machine,
+    missing,
+    ok,
+    realpages,
+    save,
+    shared_missing,
+    skip_contender,
+    skipped,
+    spark_session,
+    worker_peak_rss_mb,
+)
 
 COMBOS = [("warcio", "trafilatura"), ("fastwarc", "resiliparse"), ("warcio", "resiliparse"),
           ("fastwarc", "trafilatura")]
+SMOKE_RECORDS = 60
 
 
 def warm_copies(n: int) -> list[str]:
@@ -44,7 +67,7 @@ def warm_copies(n: int) -> list[str]:
     return out
 
 
-def single_process(reader: str, extractor: str) -> dict:
+def single_process(reader: str, extractor: str, path: str) -> dict:
     from crawlplan.conf import load_conf, section
     from crawlplan.extract.records import ExtractSettings, process_warc_file
 
@@ -52,7 +75,7 @@ def single_process(reader: str, extractor: str) -> dict:
                                            remote=section(load_conf(), "remote"))
     started, cpu0 = time.perf_counter(), time.process_time()
     docs = rejects = 0
-    for row in process_warc_file(str(realpages()), settings):
+    for row in process_warc_file(path, settings):
         docs += row["kind"] == "doc"
         rejects += row["kind"] == "reject"
     secs, cpu = time.perf_counter() - started, time.process_time() - cpu0
@@ -83,16 +106,28 @@ def main() -> int:
     ap.add_argument("--copies", type=int, default=2, help="renamed copies of realpages for the Spark runs")
     ap.add_argument("--skip-spark", action="store_true")
     ap.add_argument("--combos", default="all", help="'main' = warcio+trafilatura and fastwarc+resiliparse only")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
-    combos = COMBOS[:2] if args.combos == "main" else COMBOS
+    if args.smoke and shared_missing():
+        return skipped(shared_missing())
+    combos = COMBOS[:2] if args.combos == "main" or args.smoke else COMBOS
+    if args.smoke:
+        args.copies = 2
+        for combo in list(combos):
+            gone = missing(*{"fastwarc": ["fastwarc"], "warcio": []}[combo[0]],
+                           *{"resiliparse": ["resiliparse"], "trafilatura": []}[combo[1]])
+            if gone:
+                skip_contender("+".join(combo), f"{', '.join(gone)} not installed")
+                combos.remove(combo)
+    source = str(head_warc(SMOKE_RECORDS) if args.smoke else realpages())
     results: dict = {"single_process": {}, "spark": {}}
     for reader, extractor in combos:
-        r = single_process(reader, extractor)
+        r = single_process(reader, extractor, source)
         results["single_process"][f"{reader}+{extractor}"] = r
         print(f"1 process  {reader:8s} + {extractor:11s} {r['docs']:5d} docs {r['seconds']:7.1f}s "
               f"{r['docs_per_s_per_core']:7.1f} docs/s/core", flush=True)
     if not args.skip_spark:
-        paths = copies(args.copies)
+        paths = copies(args.copies, head_warc(SMOKE_RECORDS) if args.smoke else None)
         conf, spark = spark_session(args.cores)
         warm = warm_copies(args.cores)
         for reader, extractor in combos[:2]:
@@ -106,7 +141,7 @@ def main() -> int:
         spark.stop()
     meta = {"command": "python bench/bench_extract.py " + " ".join(sys.argv[1:]), "cores": args.cores,
             "copies": args.copies, **machine()}
-    save("extract", {"meta": meta, "results": results})
+    save("smoke/extract" if args.smoke else "extract", {"meta": meta, "results": results})
     base = results["single_process"]["warcio+trafilatura"]["docs_per_s_per_core"]
     print(f"\nmachine: {meta['cpu']}, {meta['cpus']} CPUs, load avg {meta['load_avg']} at {meta['at']}")
     cbase = results["single_process"]["warcio+trafilatura"]["docs_per_cpu_s"]
@@ -117,6 +152,16 @@ def main() -> int:
             label = "1 process, process_warc_file" if kind == "single_process" else f"Spark job, local[{args.cores}]"
             print(f"| {label} | {name} | {r['docs']} | {r['docs_per_s_per_core']:.1f} | "
                   f"{r['docs_per_s_per_core'] / base:.2f}x | {r['docs_per_cpu_s']:.1f} | {r['docs_per_cpu_s'] / cbase:.2f}x |")
+    if args.smoke:
+        for kind, rows in results.items():
+            check(rows, f"no {kind} run")
+            for name, r in rows.items():
+                check(r["docs"] > 0, f"{kind} {name} wrote no documents")
+            outs = {name: r["docs"] + r["rejects"] for name, r in rows.items()}
+            check(len(set(outs.values())) == 1, f"{kind}: documents + rejects differ between combinations {outs}")
+        check(set(results["spark"]) <= set(results["single_process"]), "a Spark combination without its 1-process run")
+        return ok(f"{sum(map(len, results.values()))} runs; documents "
+                  f"{ {k: {n: r['docs'] for n, r in v.items()} for k, v in results.items()} }")
     return 0
 
 

@@ -3,11 +3,17 @@ same ten fastText models, same trafilatura options, in one run; then the fast re
 extractor; then the scale curve.
 
     .venv/bin/python bench/bench_pipeline.py [--cores 2] [--copies 2] [--scale 1,2,4,8] [--dim 100]
+    .venv/bin/python bench/bench_pipeline.py --smoke   # 1 copy of realpages' first 60 records, checked
+
+``--smoke``: one copy of the first ``SMOKE_RECORDS`` records of realpages, no scale curve, dim-16
+models; datatrove runs when installed (else a ``smoke: skipped`` line); checks that every
+contender wrote documents and that crawlplan scored every document it wrote.
 
 Input: ``--copies`` renamed copies of ../shared/data/realpages/realpages.warc.gz from the project root (1,171 real
 pages each; bench/benchlib.copies), one file per core so that both contenders can use every core.
 
-- crawlplan: the real ``extract`` and ``classify`` nodes through the DAG runner (Parquet written
+- crawlplan: the real ``extract`` and ``classify`` nodes of pipelines/main.yaml through the DAG
+  runner (``run_pipeline(until=["classify"])``, what ``crawlplan run --until classify`` runs; Parquet written
   aside and renamed, schema checks, markers) in one local[N] SparkSession; warcio+trafilatura
   (favor_precision, no comments: conf/defaults.yaml) and CLD2 language id, then
   fastwarc+resiliparse. One untimed run on a one-record WARC first (Python workers up, models
@@ -34,25 +40,32 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-from benchlib import RESULTS, copies, cpu_seconds, machine, realpages, save, spark_session, worker_peak_rss_mb
+from benchlib import (
+    RESULTS,
+    check,
+    copies,
+    cpu_seconds,
+    head_warc,
+    machine,
+    missing,
+    ok,
+    realpages,
+    save,
+    shared_missing,
+    skip_contender,
+    skipped,
+    spark_session,
+    worker_peak_rss_mb,
+)
 
-PIPELINE = {"name": "bench", "external": {"warc_paths": "WARC files"}, "nodes": {
-    "extract": {"inputs": ["warc_paths"], "outputs": ["documents", "rejects", "warc_files"]},
-    "classify": {"inputs": ["documents"], "outputs": ["scores", "classify_rejects", "scores_extra"]}}}
-
-
-def _pipeline():
-    from crawlplan.dag.pipeline import load_pipeline
-
-    path = RESULTS / "bench-pipeline.yaml"
-    path.write_text(yaml.safe_dump(PIPELINE))
-    return load_pipeline(str(path))
+SMOKE_RECORDS = 60
+NODES = ["classify"]          # --until classify: extract, then classify, of the project's own pipeline
 
 
 def crawlplan_run(spark, base_conf: dict, paths: list[str], reader: str, extractor: str, model_dir: str,
                   cores: int) -> dict:
     from crawlplan.conf import load_conf
+    from crawlplan.dag.pipeline import load_pipeline
     from crawlplan.dag.runner import Runner
 
     conf = load_conf("local", overrides=[f"spark.master=local[{cores}]", f"extract.reader={reader}",
@@ -61,7 +74,7 @@ def crawlplan_run(spark, base_conf: dict, paths: list[str], reader: str, extract
     conf["inputs"]["warc_paths"] = paths
     out = tempfile.mkdtemp(prefix="bench-pipeline-", dir=RESULTS)
     started, cpu0 = time.perf_counter(), cpu_seconds()
-    summary = Runner(spark, conf, out, echo=lambda *_: None).run_pipeline(_pipeline())
+    summary = Runner(spark, conf, out, echo=lambda *_: None).run_pipeline(load_pipeline("main"), until=NODES)
     secs, cpu = time.perf_counter() - started, cpu_seconds() - cpu0
     docs = summary["extract"]["rows"]["documents"]
     scored = summary["classify"]["rows"]["scores"]
@@ -109,13 +122,22 @@ def main() -> int:
     ap.add_argument("--scale", default="1,2,4,8")
     ap.add_argument("--dim", type=int, default=100)
     ap.add_argument("--skip-datatrove", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
+    if args.smoke:
+        if shared_missing():
+            return skipped(shared_missing())
+        args.copies, args.scale, args.dim = 1, "", 16
+        if missing("datatrove") and not args.skip_datatrove:
+            skip_contender("datatrove trafilatura", "datatrove not installed (pip install -e '.[bench]')")
+            args.skip_datatrove = True
 
     from bench_classify import bench_models
 
     conf, specs, model_paths = bench_models(args.dim)
     model_dir = str(RESULTS / f"models-dim{args.dim}")
-    paths = copies(max([args.copies] + [int(x) for x in args.scale.split(",") if x]))
+    source = head_warc(SMOKE_RECORDS) if args.smoke else None
+    paths = copies(max([args.copies] + [int(x) for x in args.scale.split(",") if x]), source)
     warm = [str(realpages().parents[1] / "warc" / "jwarc-cc.warc.gz")]
     results: dict = {"side_by_side": {}, "scale": []}
 
@@ -149,7 +171,7 @@ def main() -> int:
 
     meta = {"command": "python bench/bench_pipeline.py " + " ".join(sys.argv[1:]), "cores": args.cores,
             "copies": args.copies, "models": len(model_paths), "dim": args.dim, **machine()}
-    save("pipeline", {"meta": meta, "results": results})
+    save("smoke/pipeline" if args.smoke else "pipeline", {"meta": meta, "results": results})
     side = results["side_by_side"]
     base = side.get("datatrove trafilatura", {}).get("docs_per_s_per_core")
     print(f"\nmachine: {meta['cpu']}, {meta['cpus']} CPUs, load avg {meta['load_avg']} at {meta['at']}")
@@ -167,6 +189,12 @@ def main() -> int:
         print(f"| {r['copies']} | {r['docs']} | {r['seconds']} | {r['ms_per_doc']} | "
               f"{1000 * r['cpu_seconds'] / r['docs']:.2f} | {r['worker_peak_rss']['max_mb']} | "
               f"{r['worker_peak_rss']['jvm_mb']} |")
+    if args.smoke:
+        for name, r in side.items():
+            check(r["docs"] > 0, f"{name} wrote no documents")
+            check(r.get("scored", r["docs"]) == r["docs"], f"{name} scored {r.get('scored')} of {r['docs']} documents")
+        docs = {name: r["docs"] for name, r in side.items()}
+        return ok(f"{len(side)} contenders, documents {docs}")
     return 0
 
 

@@ -9,6 +9,10 @@ Measures, in one run on the same population:
    results must agree.
 
     .venv/bin/python bench/bench_policies.py [--hosts 532628] [--seeds 5] [--budget 0.05]
+    .venv/bin/python bench/bench_policies.py --smoke   # 2,000 hosts, 1 seed, checked
+
+``--smoke``: 2,000 hosts and one seed; the loop and the vectorised result must agree (as in every
+run), and the table must have its rows.
 
 Results go to bench/results/policies.json and are printed as a markdown table.
 """
@@ -29,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))   # the per-host loop is test code
 
 import naive_policies  # noqa: E402
+from benchlib import check, ok  # noqa: E402
 
 from crawlplan.conf import load_conf, section  # noqa: E402
 from crawlplan.policies import sim  # noqa: E402
@@ -43,7 +48,10 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=0.05, help="budget share for the loop comparison")
     ap.add_argument("--share", type=float, default=0.5, help="probe share for the loop comparison")
     ap.add_argument("--out", default="bench/results/policies.json")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.hosts, args.seeds, args.out = 2000, 1, "bench/results/smoke/policies.json"
 
     t = time.perf_counter()
     pop = calibrated_population(CalibratedParams(hosts=args.hosts), seed=0)
@@ -89,6 +97,10 @@ def main(argv=None) -> int:
     print(f"\nloop / vectorised = {loop_s / vec_s:.0f}x wall, {loop_cpu / vec_cpu:.0f}x CPU "
           f"(same result: {vec.hq:.3f} hq pages); "
           f"load average at end {result['load_avg_1m_at_end']}")
+    if args.smoke:
+        check(pop.hosts == args.hosts and pop.pages > 0, f"population of {pop.hosts} hosts, {pop.pages} pages")
+        check(vec.hq > 0 and sweep_s > 0, f"sample-then-deepen found {vec.hq} hq pages")
+        return ok(f"{pop.hosts:,} hosts, loop and vectorised agree ({vec.hq:.3f} hq pages)")
     return 0
 
 

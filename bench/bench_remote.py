@@ -1,6 +1,7 @@
 """What reading a WARC over HTTP costs against reading it from disk, side by side in one run.
 
     .venv/bin/python bench/bench_remote.py [--repeats 5]
+    .venv/bin/python bench/bench_remote.py --smoke   # realpages' first 200 records, 1 repeat, 20 ranges
 
 Serves realpages (34 MB, 1,171 records) from the loopback fault server
 (tests/reliability/faultserver.py, Python's http.server, no faults) and reads it through
@@ -18,6 +19,9 @@ untimed warm-up. Three measures, each the median of ``--repeats``:
 
 Prints a table and saves bench/results/remote.json. Loopback has no latency or bandwidth limit,
 so (1) and (2) bound the reader's own overhead; on a real network the bandwidth decides.
+
+``--smoke``: the first 200 records of realpages, one repeat, 20 ranges; checks that every read
+got the file's bytes (or the same records) over HTTP as from disk and that the table has its rows.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import time
 import urllib.request
 from dataclasses import replace
 
-from benchlib import REPO, machine, realpages, save
+from benchlib import REPO, check, head_warc, machine, ok, realpages, save, shared_missing, skipped
 
 sys.path.insert(0, str(REPO / "tests" / "reliability"))
 
@@ -44,7 +48,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--ranges", type=int, default=200)
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
+    if args.smoke:
+        if shared_missing():
+            return skipped(shared_missing())
+        args.repeats, args.ranges = 1, 20
     from faultserver import FaultServer
     from warcgen import member_offsets
 
@@ -52,7 +61,7 @@ def main() -> int:
     from crawlplan.warc.reader import FileOutcome, ReadLimits, iter_records
     from crawlplan.warc.remote import RetryPolicy, open_stream, read_range
 
-    path = realpages()
+    path = head_warc(200) if args.smoke else realpages()
     size = path.stat().st_size
     data = path.read_bytes()
     offsets = member_offsets(data)
@@ -91,6 +100,7 @@ def main() -> int:
         return total
 
     results: dict[str, dict[str, list[float]]] = {}
+    counts: dict[str, set] = {}        # what each read returned: bytes or records, the same both ways
     with FaultServer(root=path.parent) as server:
         url = f"{server.url}/{path.name}"
         cases = {
@@ -109,6 +119,7 @@ def main() -> int:
                 order = ((labels[0], local_fn), (labels[1], remote_fn))
                 for label, fn in order if rep % 2 == 0 else order[::-1]:
                     seconds, count = timed(fn)
+                    counts.setdefault(name, set()).add(count)
                     results.setdefault(name, {}).setdefault(label, []).append((units or count) / seconds)
         name = f"{len(ranges)} single-record ranges (ranges/s)"
         pooled(url), fresh_connections(url)
@@ -126,8 +137,15 @@ def main() -> int:
         rows.append({"measure": name, a_label: round(a, 1), b_label: round(b, 1), "ratio": round(b / a, 3),
                      "samples": by})
         print(f"| {name} | {a_label} {a:,.1f} | {b_label} {b:,.1f} | {b / a:.2f} |")
-    save("remote", {"machine": machine(), "file": str(path), "bytes": size, "repeats": args.repeats,
+    save("smoke/remote" if args.smoke else "remote", {"machine": machine(), "file": str(path), "bytes": size, "repeats": args.repeats,
                     "results": rows})
+    if args.smoke:
+        check(len(rows) == 5, f"{len(rows)} table rows, not 5")
+        for name, got in counts.items():
+            check(len(got) == 1 and min(got) > 0, f"{name}: the two sides read {sorted(got)}")
+        check(counts["raw bytes (MB/s)"] == {size}, f"raw reads got {counts['raw bytes (MB/s)']} bytes of {size}")
+        return ok(f"{len(rows)} measures, {size:,} bytes and {min(counts['iter_records warcio (records/s)'])} "
+                  "records the same over HTTP as from disk")
     return 0
 
 

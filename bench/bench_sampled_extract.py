@@ -1,6 +1,7 @@
 """Sampled extract (k per host, by byte range through the columnar index) against the full extract.
 
     .venv/bin/python bench/bench_sampled_extract.py [--k 5] [--repeats 1] [--task-only]
+    .venv/bin/python bench/bench_sampled_extract.py --smoke   # 20-host demo + two small shared files
 
 Side by side in one run, on the demo crawl (its cc_index) and on the real WARC files of
 ../shared/data (warc/, servo/, realpages; indexed here with ``crawlplan index build``): the real
@@ -18,6 +19,12 @@ The CPU per record is measured where it scales with the crawl, in one Spark task
 in-process (:func:`task_cpu`), three ways: per response record of the full extract, per
 successful HTML capture (the sample's own unit), and on the same drawn records in both modes.
 ``--task-only`` measures only that (bench/results/sampled_extract_task_cpu.json).
+
+``--smoke``: the 20-host demo, and as the real files only realpages' first ``SMOKE_REAL`` records
+(benchlib.head_warc, indexed the same way), one repeat, 2,000 calibrated hosts; checks that in each dataset the
+sampled run read fewer bytes than the full one (on the demo; no more on the real records) and wrote documents, that the range reads got the
+same bytes over HTTP as from the file, and that the sampled run over HTTP wrote what the local
+one wrote.
 """
 
 from __future__ import annotations
@@ -32,21 +39,42 @@ import sys
 import tempfile
 import time
 
-from benchlib import REPO, RESULTS, SHARED, cpu_seconds_by_process, machine, save, spark_session
+from benchlib import (
+    REPO,
+    RESULTS,
+    SHARED,
+    check,
+    cpu_seconds_by_process,
+    demo_crawl,
+    head_warc,
+    machine,
+    ok,
+    save,
+    shared_missing,
+    skipped,
+    spark_session,
+)
 
 sys.path.insert(0, str(REPO / "tests" / "reliability"))
 from faultserver import FaultServer  # noqa: E402  (the tests' loopback server, with Range, no faults queued)
 
+SMOKE_REAL = 200       # smoke: the real files are realpages' first 200 records (benchlib.head_warc)
 
-def _index_real_files() -> tuple[list[str], str]:
+
+def _index_real_files(smoke: bool = False) -> tuple[list[str], str, str]:
+    """The real WARC files, their columnar index (built here) and the base their names are under."""
     from crawlplan.ccindex.build import build_index
 
     files = sorted(glob.glob(str(SHARED / "warc" / "*.gz")) + glob.glob(str(SHARED / "warc" / "servo" / "*.gz"))
                    + [str(SHARED / "realpages" / "realpages.warc.gz")])
-    index = RESULTS / "real_cc_index"
+    base = str(SHARED)
+    if smoke:
+        head = head_warc(SMOKE_REAL)
+        files, base = [str(head)], str(head.parent)
+    index = RESULTS / ("smoke" if smoke else "") / "real_cc_index"
     shutil.rmtree(index, ignore_errors=True)
-    build_index(files, str(index), base=str(SHARED), jobs=2)
-    return files, str(index)
+    build_index(files, str(index), base=base, jobs=2)
+    return files, str(index), base
 
 
 def _file_key(path: str) -> str:
@@ -181,15 +209,18 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--task-only", action="store_true", help="only the per-task CPU (no Spark node runs, no HTTP)")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
+    if args.smoke:
+        if shared_missing():
+            return skipped(shared_missing())
+        args.repeats, args.task_only = 1, False
     import pyarrow.dataset as ds
 
     from crawlplan.ccindex.sample import SampleSettings, html_captures, read_cc_index, select_sample
     from crawlplan.conf import load_conf, section
     from crawlplan.dag.pipeline import load_pipeline
     from crawlplan.dag.runner import Runner
-    from crawlplan.demo.crawl import ensure_demo
-    from crawlplan.paths import default_cache_dir
     from crawlplan.policies.population import CalibratedParams, calibrated_population
     from crawlplan.policies.sample_quality import read_share
     from crawlplan.warc.listing import resolve_entry
@@ -197,15 +228,17 @@ def main() -> int:
 
     _, spark = spark_session(2)
     pipeline = load_pipeline("main")
-    demo = ensure_demo(default_cache_dir() / "demo-h300-s0", echo=lambda *_: None)
-    real_files, real_index = _index_real_files()
+    demo = demo_crawl(args.smoke)
+    real_files, real_index, real_base = _index_real_files(args.smoke)
     datasets = {"demo": ({"warc_paths": demo["warc_paths"], "cc_index": demo["cc_index"]}, ""),
-                "real": ({"warc_paths": real_files, "cc_index": real_index}, str(SHARED))}
+                "real": ({"warc_paths": real_files, "cc_index": real_index}, real_base)}
 
     def run(inputs: dict, mode: str, base: str = "") -> dict:
         conf = load_conf("local", overrides=[
             "spark.master=local[2]", "extract.reader=fastwarc", "extract.extractor=resiliparse",
-            f"extract.mode={mode}", f"extract.sample.k={args.k}", "run.progress_every_s=0"])
+            f"extract.mode={mode}", f"extract.sample.k={args.k}", "run.progress_every_s=0",
+            # the loopback server of the HTTP run: crawlplan refuses private addresses unless told
+            *(["remote.allow_private_addresses=true"] if base.startswith("http") else [])])
         conf["inputs"].update(inputs)
         conf["inputs"]["warc_base"] = base
         out = tempfile.mkdtemp(prefix="bench-sampled-", dir=RESULTS)
@@ -258,7 +291,7 @@ def main() -> int:
             "cpu_sampled_over_full": round(mean(samp, "cpu_total_s") / mean(full, "cpu_total_s"), 3),
             "wall_sampled_over_full": round(mean(samp, "wall_s") / mean(full, "wall_s"), 3),
         }
-        summary["task_cpu"] = task_cpu(inputs, base, sel, html)
+        summary["task_cpu"] = task_cpu(inputs, base, sel, html, repeats=1 if args.smoke else 3)
         results["datasets"][name] = summary
         print(name, {k: v for k, v in summary.items() if k != "runs"}, flush=True)
 
@@ -293,13 +326,32 @@ def main() -> int:
     sizes_demo = ds.dataset(demo["host_index"], format="parquet", partitioning="hive").to_table(
         columns=["fetch_200", "crawl"]).to_pandas()
     sizes_demo = sizes_demo[(sizes_demo.crawl == sizes_demo.crawl.max()) & (sizes_demo.fetch_200 > 0)].fetch_200
-    calibrated = calibrated_population(CalibratedParams(), seed=0).n
+    calibrated = calibrated_population(CalibratedParams(**({"hosts": 2000} if args.smoke else {})), seed=0).n
     results["pages_read_share"] = {
         src: {f"k={k}": round(read_share(sizes.to_numpy() if hasattr(sizes, "to_numpy") else sizes, k), 4) for k in (5, 10)}
         for src, sizes in (("demo_host_index", sizes_demo), ("calibrated_population", calibrated))}
     print("share of all pages read:", results["pages_read_share"])
-    save("sampled_extract_task_cpu" if args.task_only else "sampled_extract", results)
+    save("smoke/sampled_extract" if args.smoke else "sampled_extract_task_cpu" if args.task_only
+         else "sampled_extract", results)
     spark.stop()
+    if args.smoke:
+        for name, got in results["datasets"].items():
+            full = [r for r in got["runs"] if r["mode"] == "full"][0]
+            samp = [r for r in got["runs"] if r["mode"] == "sampled"][0]
+            check(full["documents"] > 0 and samp["documents"] > 0, f"{name}: no documents {full} {samp}")
+            # the demo's hosts have more than k pages; realpages' first records mostly one a host
+            fewer = samp["bytes_read"] < full["bytes_read"] if name == "demo" else samp["bytes_read"] <= full["bytes_read"]
+            check(fewer, f"{name}: sampled read {samp['bytes_read']} bytes, full {full['bytes_read']}")
+            reads = got["range_reads"]
+            check(reads["http"]["bytes"] == reads["local"]["bytes"] > 0, f"{name}: range reads {reads}")
+        http = results["datasets"]["demo"]["sampled_over_http"]
+        local = [r for r in results["datasets"]["demo"]["runs"] if r["mode"] == "sampled"][0]
+        check(http["responses_out"] == local["responses_out"], f"sampled over HTTP wrote {http['responses_out']}, "
+              f"locally {local['responses_out']}")
+        check(all(0 < v <= 1 for d in results["pages_read_share"].values() for v in d.values()),
+              f"pages read shares {results['pages_read_share']}")
+        return ok(" ".join(f"{n}: sampled read {d['bytes_read_sampled_over_full']:.3f} of the full bytes;"
+                           for n, d in results["datasets"].items()) + " HTTP run equal to the local one")
     return 0
 
 

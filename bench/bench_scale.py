@@ -3,6 +3,8 @@
     PYTHONPATH=. .venv/bin/python bench/bench_scale.py --hosts 500000,8000000 [--json FILE]
     PYTHONPATH=. .venv/bin/python bench/bench_scale.py --smoke          # 2,000 hosts, quick settings (CI)
 
+``--smoke`` exits 1 when a node failed (each named on a ``smoke FAILED`` line above the table).
+
 For each N, ``scale_inputs.py`` writes (once, cached in ``bench/results/scale/<N>/inputs``) synthetic
 ``scores``, a host index crawl and a web graph ranks file for N calibrated hosts, and ``host_stats``
 turns the scores into ``host_scores`` and ``icc`` there (its marker keeps it from running again). Then
@@ -162,20 +164,27 @@ class TreeSampler(threading.Thread):
                 "worker_mb": round(peak["worker"], 1), "workers_seen": workers}
 
 
-def measure(cmd: list[str], log: Path, interval: float, env: dict) -> dict:
-    """Run ``cmd`` with the sampler; status ok or ``failed: <last error line>``."""
+def measure(cmd: list[str], log: Path, interval: float, env: dict, timeout: float | None = None) -> dict:
+    """Run ``cmd`` with the sampler; status ok or ``failed: <last error line>``; ``rc`` its exit
+    status (-9 when killed after ``timeout`` seconds, then ``timed_out``)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
         sampler = TreeSampler(proc.pid, interval)
         sampler.start()
+        timer = threading.Timer(timeout, proc.kill) if timeout else None
+        if timer:
+            timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        if timer:
+            timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - t0
         sampler.stop.set()
         sampler.join()
-    result = {"wall_s": round(wall, 2), **sampler.summary(usage.ru_utime + usage.ru_stime)}
+    result = {"wall_s": round(wall, 2), **sampler.summary(usage.ru_utime + usage.ru_stime), "rc": proc.returncode,
+              "timed_out": bool(timeout) and proc.returncode == -9 and wall >= timeout}
     result["status"] = "ok" if proc.returncode == 0 else f"failed: {last_error(log)}"
     return result
 
@@ -298,10 +307,14 @@ def main(argv=None) -> int:
         args.json.write_text(json.dumps({"command": sys.argv, "settings": settings, "machine_before": before,
                                          "machine_after": machine(), "sizes": results, "driver_peak_ratio": ratio},
                                         indent=2, default=str))
+    failed = [f"{hosts} hosts {node}: {r['status']}" for hosts, size in results.items()
+              for node, r in size["nodes"].items() if r["status"] != "ok"]
+    for line in failed if args.smoke else ():
+        print(f"smoke FAILED: {line}")
     print("\n".join(table(results)))
     print(f"load avg before {before['load_avg']}, after {machine()['load_avg']}; settings: {' '.join(settings)}")
     print(f"scale: driver peak RSS at {hi} hosts / at {lo} hosts = {ratio:.2f}")
-    return 0
+    return 1 if args.smoke and failed else 0
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_source.py timing    # training time by size, kNN pages/s
     .venv/bin/python bench/bench_source.py sites     # every real site + demo forums, all configurations
+    .venv/bin/python bench/bench_source.py --smoke   # both, small: 150 pages; the 20-host demo's forum
 
 Timing: pages are the two documentation mirrors concatenated (530 + 692 = 1,222 pages); the
 2,000-page point repeats pages (marked in the output). Features are extracted once up front in
@@ -10,6 +11,11 @@ each method's XPath variant (extraction speed is reported separately), then
 and default configurations in the same run; the ratio is default / paper. kNN speed:
 ``predict`` on all pages with a 1,000-page model of each method, against the MDL baseline's
 nearest-schema classifier as the peer.
+
+``--smoke``: timing on the first ``SMOKE_PAGES`` pages of the two mirrors at 50 and 100 pages, one
+repeat; then sites on the forum of the 20-host demo and one servo recording, every configuration;
+checks that every fit found clusters, the speeds are positive and the site table has a row per
+configuration with its scores.
 """
 
 from __future__ import annotations
@@ -24,9 +30,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-SHARED = REPO.parent / "shared" / "data"
+sys.path.insert(0, str(REPO / "bench"))
+from benchlib import SHARED, check, demo_crawl, ok, skipped  # noqa: E402
+
 RESULTS = REPO / "bench" / "results"
 SIZES = (100, 200, 500, 1000, 2000)
+SMOKE_PAGES, SMOKE_SIZES = 150, (50, 100)
 
 
 def read_limits():
@@ -44,7 +53,7 @@ def _docs_mirrors():
                          str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")], limits=read_limits())
 
 
-def timing(repeats: int) -> dict:
+def timing(repeats: int, smoke: bool = False) -> dict:
     from crawlplan.conf import load_conf, section
     from crawlplan.source.baselines import MDLClustering, link_schema
     from crawlplan.source.features import extract
@@ -59,6 +68,8 @@ def timing(repeats: int) -> dict:
     raw = read_site_pages([str(SHARED / "sites" / "docs.python.org.warc.gz"),
                            str(SHARED / "sites" / "docs.djangoproject.com.warc.gz")], limits=read_limits())
     pages = [p for site in sorted(raw) for p in raw[site] if p.html]
+    if smoke:
+        pages = [p for site in sorted(raw) for p in [q for q in raw[site] if q.html][: SMOKE_PAGES // 2]]
     feats, out = {}, {"pool_pages": len(pages), "fit": []}
     for method in ("paper", "default"):   # each method extracts its own XPath variant
         mode = learner(method).xpath_classes_
@@ -72,7 +83,7 @@ def timing(repeats: int) -> dict:
               f"load average {__import__('os').getloadavg()[0]:.1f}")
     print("| pages | paper fit s | default fit s | default / paper | default eps from | note |")
     print("|---:|---:|---:|---:|---|---|")
-    for n in SIZES:
+    for n in SMOKE_SIZES if smoke else SIZES:
         row = {"pages": n, "duplicated": n > len(pages)}
         for method in ("paper", "default"):
             X = [feats[method][i % len(pages)] for i in range(n)]
@@ -83,6 +94,7 @@ def timing(repeats: int) -> dict:
                 best = min(best, time.perf_counter() - t)
             row[method] = best
             row[f"{method}_eps_source"] = model.eps_source_
+            row[f"{method}_clusters"] = model.n_clusters_
         out["fit"].append(row)
         note = f"pages repeat ({len(pages)} distinct)" if row["duplicated"] else ""
         print(f"| {n} | {row['paper']:.2f} | {row['default']:.2f} | {row['default'] / row['paper']:.2f} | "
@@ -120,33 +132,33 @@ ALTERNATIVES = {
 }
 
 
-def _sites():
-    """(site, mirror builder args, spec) for every real site and demo forum available."""
+def _sites(smoke: bool = False):
+    """(site, mirror builder args, spec) for every real site and demo forum available (smoke: the
+    20-host demo's forum and one servo recording)."""
     from crawlplan.conf import load_conf, section
-    from crawlplan.demo.crawl import ensure_demo
-    from crawlplan.paths import default_cache_dir
     from crawlplan.source.experiment import SitemapSettings, site_specs
     from crawlplan.source.mirror import read_site_pages
     from crawlplan.warc.listing import resolve_inputs
 
     params = section(load_conf("local"), SitemapSettings.SECTION)
-    demo = ensure_demo(default_cache_dir() / "demo-h300-s0", hosts=300, seed=0, echo=lambda *_: None)
+    demo = demo_crawl(smoke)
     specs = site_specs(SitemapSettings.from_params(params).site_types, demo["ground_truth"])
     raw = {}
-    for name in ("docs.python.org", "docs.djangoproject.com"):
+    for name in () if smoke else ("docs.python.org", "docs.djangoproject.com"):
         raw.update(read_site_pages([str(SHARED / "sites" / f"{name}.warc.gz")], limits=read_limits()))
-    forums = [s for s in specs if s not in raw]
+    forums = [s for s in specs if s not in raw and not s.startswith("docs.")]
     raw.update(read_site_pages(resolve_inputs(demo["warc_paths"]), sites=set(forums), limits=read_limits()))
-    servo = read_site_pages(sorted(glob.glob(str(SHARED / "warc" / "servo" / "*.warc.gz"))), limits=read_limits())
+    servo = read_site_pages(sorted(glob.glob(str(SHARED / "warc" / "servo" / "*.warc.gz")))[: 1 if smoke else None],
+                            limits=read_limits())
     return params, raw, specs, servo
 
 
-def sites(with_alternatives: bool) -> dict:
+def sites(with_alternatives: bool, smoke: bool = False) -> dict:
     from crawlplan.source.experiment import SitemapSettings, evaluate_site, feature_mode, train_site
     from crawlplan.source.mirror import build_mirror
 
     warnings.filterwarnings("ignore")
-    params, raw, specs, servo = _sites()
+    params, raw, specs, servo = _sites(smoke)
     configs = dict(CONFIGS, **(ALTERNATIVES if with_alternatives else {}))
     results = []
     for site in sorted(raw, key=lambda s: (not s.startswith("docs."), s)):
@@ -217,17 +229,38 @@ def _print_tables(results: list[dict], servo_rows: list[dict]) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("timing", "sites"))
+    ap.add_argument("what", nargs="?", choices=("timing", "sites"), help="required but with --smoke (both)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--alternatives", action="store_true", help="also the measured-and-rejected defaults")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
-    if not SHARED.is_dir():
+    if not args.what and not args.smoke:
+        ap.error("give timing or sites (or --smoke)")
+    if not (SHARED / "sites").is_dir():
+        if args.smoke:
+            return skipped(f"shared data not found at {SHARED / 'sites'} (set CRAWLPLAN_SHARED_DATA)")
         print(f"shared data not found at {SHARED}", file=sys.stderr)
         return 1
+    if args.smoke:
+        return smoke()
     result = timing(args.repeats) if args.what == "timing" else sites(args.alternatives)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"source_{args.what}.json").write_text(json.dumps(result, indent=1, default=str))
     return 0
+
+
+def smoke() -> int:
+    t = timing(1, smoke=True)
+    check([r["pages"] for r in t["fit"]] == list(SMOKE_SIZES), f"fit rows {t['fit']}")
+    check(all(r[f"{m}_clusters"] > 0 for r in t["fit"] for m in ("paper", "default")), f"a fit found no clusters {t['fit']}")
+    check(all(t[k] > 0 for k in t if k.endswith("_per_s")), "a speed is not positive")
+    s = sites(False, smoke=True)
+    check(len(s["sites"]) == len(CONFIGS) * len({r["site"] for r in s["sites"]}) > 0, f"{len(s['sites'])} site rows")
+    check(all(r.get("clustering/source/micro_f") is not None for r in s["sites"]), "a site row has no micro-F")
+    (RESULTS / "smoke").mkdir(parents=True, exist_ok=True)
+    (RESULTS / "smoke" / "source.json").write_text(json.dumps({"timing": t, **s}, indent=1, default=str))
+    return ok(f"timing at {', '.join(map(str, SMOKE_SIZES))} pages; {len(s['sites'])} site rows "
+              f"({', '.join(sorted({r['site'] for r in s['sites']}))}), {len(s['servo'])} servo rows")
 
 
 if __name__ == "__main__":

@@ -7,9 +7,13 @@ same SparkSession, one run; results checked equal before timings are reported.
   ``countDistinct`` and ``percentile(score, [0.1, 0.5, 0.9])`` per (stratum, classifier).
 
     .venv/bin/python bench/bench_stats_steps.py --docs 300000 --hosts 53000
+    .venv/bin/python bench/bench_stats_steps.py --smoke   # 20,000 documents on 2,000 hosts, checked
 
 Data: bench_stats.generate (cached in .cache/bench_stats/). CPU seconds: driver + JVM + Python
 workers (bench_stats.tree_cpu_seconds). Results: bench/results/bench_stats_steps-d<docs>-<steps>.json.
+``--smoke``: 20,000 documents on 2,000 hosts, both steps, 2 GB of driver memory, 2 shuffle
+partitions; fails unless each
+step's two implementations agree within 1e-6.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_stats import CLASSIFIERS, generate, tree_cpu_seconds  # noqa: E402
+from benchlib import check, ok  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from crawlplan.stats import correlations, host_stats  # noqa: E402
@@ -80,14 +85,18 @@ def main() -> int:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--data", default=str(ROOT / ".cache" / "bench_stats"))
     ap.add_argument("--steps", default="pairs,distributions")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
+    if args.smoke:
+        args.docs, args.hosts, args.steps = 20_000, 2_000, "pairs,distributions"
     steps = set(args.steps.split(","))
     from crawlplan.conf import load_conf
     from crawlplan.spark import build_session
 
     paths = generate(Path(args.data), args.docs, args.hosts, 0)
-    conf = load_conf("local", overrides=[f"spark.master=local[{args.cores}]", "spark.shuffle_partitions=8",
-                                         "spark.driver_memory=6g", "spark.log_level=ERROR"])
+    conf = load_conf("local", overrides=[f"spark.master=local[{args.cores}]",
+                                         f"spark.shuffle_partitions={2 if args.smoke else 8}",
+                                         f"spark.driver_memory={'2g' if args.smoke else '6g'}", "spark.log_level=ERROR"])
     spark = build_session(conf, app_name="bench-stats-steps")
     spark.range(1).count()
     scores = spark.read.parquet(paths["scores"])
@@ -114,9 +123,15 @@ def main() -> int:
     spark.stop()
     out = {"command": "python bench/bench_stats_steps.py " + " ".join(sys.argv[1:]), "docs": args.docs, "hosts": args.hosts, "cores": args.cores, "steps": res,
            "load_average_at_start": load_start, "load_average_at_end": os.getloadavg()}
-    path = ROOT / "bench" / "results" / f"bench_stats_steps-d{args.docs}-{'-'.join(sorted(steps))}.json"
+    path = ROOT / "bench" / "results" / ("smoke" if args.smoke else "") / f"bench_stats_steps-d{args.docs}-{'-'.join(sorted(steps))}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
+    if args.smoke:
+        check(len(res) == 2, f"{len(res)} steps measured, not 2")
+        diffs = {k: v["max_abs_diff"] for k, v in res.items()}
+        check(all(d < 1e-6 for d in diffs.values()), f"the steps disagree with their peers: {diffs}")
+        return ok(f"both steps agree with their Spark built-ins (max diff {max(diffs.values()):.1e})")
     return 0
 
 

@@ -1,13 +1,16 @@
 """What resumable extraction costs: the extract node with and without waves, side by side.
 
     .venv/bin/python bench/bench_waves.py [--copies 8] [--wave-files 2] [--repeats 2]
+    .venv/bin/python bench/bench_waves.py --smoke   # 2 copies of realpages' first 60 records, 1 file a wave
 
 Runs the real ``extract`` node (fastwarc + resiliparse, the cheap path, where an extra write of
 the text weighs most) on ``--copies`` renamed copies of realpages at local[2], alternating
 ``extract.checkpoint_files=0`` (one pass) and ``=--wave-files`` (waves saved under _work, read
 back, then the same outputs), after an untimed warm-up. Each run gets a fresh output folder.
 Prints and saves CPU seconds per process class and the ratio; checks the outputs' row counts
-agree. JSON in bench/results/waves.json.
+agree. JSON in bench/results/waves.json. ``--smoke``: two copies of the first 60 records of
+realpages, one file a wave, one repeat; checks also that the wave runs ran in more than one wave
+and wrote documents.
 """
 
 from __future__ import annotations
@@ -18,7 +21,20 @@ import sys
 import tempfile
 import time
 
-from benchlib import RESULTS, copies, cpu_seconds_by_process, machine, save, spark_session
+from bench_pipeline import SMOKE_RECORDS
+from benchlib import (
+    RESULTS,
+    check,
+    copies,
+    cpu_seconds_by_process,
+    head_warc,
+    machine,
+    ok,
+    save,
+    shared_missing,
+    skipped,
+    spark_session,
+)
 
 
 def main() -> int:
@@ -26,14 +42,19 @@ def main() -> int:
     ap.add_argument("--copies", type=int, default=8)
     ap.add_argument("--wave-files", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
+    if args.smoke:
+        if shared_missing():
+            return skipped(shared_missing())
+        args.copies, args.wave_files, args.repeats = 2, 1, 1
     from crawlplan.conf import load_conf
     from crawlplan.dag.pipeline import load_pipeline
     from crawlplan.dag.runner import Runner
 
     _, spark = spark_session(2)
     pipeline = load_pipeline("main")
-    paths = copies(args.copies)
+    paths = copies(args.copies, head_warc(SMOKE_RECORDS) if args.smoke else None)
 
     def run(files, wave_files):
         conf = load_conf("local", overrides=[
@@ -66,8 +87,12 @@ def main() -> int:
     ratio = sum(waves) / sum(plain)
     print(f"{runs[0]['rows']['documents']} documents; CPU with waves / without: {ratio:.2f}x "
           f"(means {sum(waves) / len(waves):.1f} vs {sum(plain) / len(plain):.1f} CPU-s)")
-    save("waves", {"machine": machine(), "copies": args.copies, "runs": runs, "cpu_ratio": round(ratio, 3)})
+    save("smoke/waves" if args.smoke else "waves", {"machine": machine(), "copies": args.copies, "runs": runs, "cpu_ratio": round(ratio, 3)})
     spark.stop()
+    if args.smoke:
+        check(runs[0]["rows"].get("documents", 0) > 0, f"no documents: {runs[0]['rows']}")
+        check(all(r["waves"] > 1 for r in runs if r["wave_files"]), f"a wave run ran in one wave: {runs}")
+        return ok(f"{len(runs)} runs, {runs[0]['rows']['documents']} documents each, CPU ratio {ratio:.2f}x")
     return 0
 
 

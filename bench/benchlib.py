@@ -1,8 +1,11 @@
 """Shared pieces of the throughput benchmarks: the realpages corpus and its renamed copies,
-Spark sessions, worker peak memory, and the machine description written next to each figure."""
+Spark sessions, worker peak memory, the machine description written next to each figure, and the
+smoke mode's checks (``--smoke``: tiny input, the same code path, outputs checked; run by
+``bench/run_all.py --smoke`` in CI)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -27,8 +30,41 @@ def realpages() -> Path:
     return REALPAGES
 
 
-def copies(n: int) -> list[str]:
-    """``n`` copies of realpages as separate files, each with its own WARC-Record-IDs.
+def _members(data: bytes):
+    """The gzip members of a WARC file, decompressed, one record each."""
+    pos = 0
+    while pos < len(data):
+        d = zlib.decompressobj(31)
+        member = d.decompress(data[pos:]) + d.flush()
+        pos = len(data) - len(d.unused_data)
+        yield member
+
+
+def _gzip(member: bytes) -> bytes:
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    return c.compress(member) + c.flush()
+
+
+def head_warc(records: int) -> Path:
+    """The first ``records`` WARC records of realpages as a file of their own (the smoke mode's
+    input: same pages, same code path, seconds instead of minutes); cached in bench/results/copies/."""
+    path = RESULTS / "copies" / f"realpages-head{records}.warc.gz"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        members = []
+        for member in _members(realpages().read_bytes()):
+            members.append(_gzip(member))
+            if len(members) == records:
+                break
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(b"".join(members))
+        tmp.rename(path)
+    return path
+
+
+def copies(n: int, source: Path | None = None) -> list[str]:
+    """``n`` copies of realpages (or of ``source``, e.g. :func:`head_warc`) as separate files,
+    each with its own WARC-Record-IDs.
 
     Plain copies would share record ids, and the extract job keeps one document per id (the rest
     become duplicate rejects), so copy k rewrites every id to uuid5(k, id): same bytes of HTML,
@@ -36,24 +72,18 @@ def copies(n: int) -> list[str]:
     """
     folder = RESULTS / "copies"
     folder.mkdir(parents=True, exist_ok=True)
+    stem = "realpages" if source is None else Path(source).name.removesuffix(".warc.gz")
     data = None
     out = []
     for k in range(n):
-        path = folder / f"realpages-{k:02d}.warc.gz"
+        path = folder / f"{stem}-{k:02d}.warc.gz"
         out.append(str(path))
         if path.is_file():
             continue
-        data = data or realpages().read_bytes()
+        data = data or (realpages() if source is None else Path(source)).read_bytes()
         ns = uuid.UUID(int=k + 1)
-        parts, pos = [], 0
-        while pos < len(data):
-            d = zlib.decompressobj(31)
-            member = d.decompress(data[pos:]) + d.flush()
-            pos = len(data) - len(d.unused_data)
-            member = _ID_RE.sub(lambda m, ns=ns: b"WARC-Record-ID: <urn:uuid:%s>" % str(
-                uuid.uuid5(ns, m.group(1).decode())).encode(), member, count=1)
-            c = zlib.compressobj(6, zlib.DEFLATED, 31)
-            parts.append(c.compress(member) + c.flush())
+        parts = [_gzip(_ID_RE.sub(lambda m, ns=ns: b"WARC-Record-ID: <urn:uuid:%s>" % str(
+            uuid.uuid5(ns, m.group(1).decode())).encode(), member, count=1)) for member in _members(data)]
         tmp = path.with_suffix(".tmp")
         tmp.write_bytes(b"".join(parts))
         tmp.rename(path)
@@ -125,8 +155,9 @@ def machine() -> dict:
 
 
 def save(name: str, payload: dict) -> Path:
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    """bench/results/NAME.json (a smoke run passes ``smoke/NAME``: the documented runs' files stay)."""
     path = RESULTS / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2, default=str))
     return path
 
@@ -168,3 +199,52 @@ def cpu_seconds() -> float:
     """CPU seconds used so far by this process and everything under it. A delta around a run is
     that run's CPU cost even when other work competes for the cores, which wall time is not."""
     return sum(cpu_seconds_by_process().values())
+
+
+# --- smoke mode: every bench's ``--smoke`` (bench/run_all.py --smoke, CI) --------------------------
+# A smoke run prints ``smoke ok: ...`` last and exits 0, or ``smoke skipped: <why>`` (its inputs are
+# absent) and exits 0, or ``smoke FAILED: <what>`` and exits 1. A contender left out (an optional
+# peer not installed) is named on a ``smoke: skipped <contender>: <why>`` line.
+
+def check(condition, what: str) -> None:
+    """Fail the smoke run unless ``condition``: ``smoke FAILED: what``, exit status 1."""
+    if not condition:
+        print(f"smoke FAILED: {what}", flush=True)
+        raise SystemExit(1)
+
+
+def ok(summary: str) -> int:
+    print(f"smoke ok: {summary}", flush=True)
+    return 0
+
+
+def skipped(why: str) -> int:
+    """The whole smoke run skipped (its inputs are absent): exit status 0, said on the last line."""
+    print(f"smoke skipped: {why}", flush=True)
+    return 0
+
+
+def skip_contender(name: str, why: str) -> None:
+    print(f"smoke: skipped {name}: {why}", flush=True)
+
+
+def missing(*modules: str) -> list[str]:
+    """The optional peers (``datatrove``, ``fastwarc``, ...) among ``modules`` not installed."""
+    return [m for m in modules if importlib.util.find_spec(m) is None]
+
+
+def shared_missing() -> str | None:
+    """Why the shared data cannot be used (None when realpages is there)."""
+    return None if REALPAGES.is_file() else f"{REALPAGES} not found (set CRAWLPLAN_SHARED_DATA to ../shared/data)"
+
+
+SMOKE_DEMO_HOSTS = 20
+
+
+def demo_crawl(smoke: bool = False) -> dict:
+    """The embedded demo crawl's paths (``crawlplan.demo``): 300 hosts, or 20 in a smoke run."""
+    from crawlplan.demo.crawl import ensure_demo
+    from crawlplan.paths import default_cache_dir
+
+    hosts = SMOKE_DEMO_HOSTS if smoke else 300
+    return ensure_demo(default_cache_dir() / f"demo-h{hosts}-s0", hosts=hosts, seed=0, echo=lambda *_: None)

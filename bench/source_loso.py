@@ -7,6 +7,7 @@
     .venv/bin/python bench/source_loso.py plot --png docs/img/source_crawl_curves.png     # redraw the last run
     .venv/bin/python bench/source_loso.py crawls --config "default, structure-only target (target_url off)"   # another configuration's crawls, JSON beside
     .venv/bin/python bench/source_loso.py folders                # the cut by section: none, plain, guarded (default)
+    .venv/bin/python bench/source_loso.py --smoke                # score (2 configurations), table, crawls, folders: 20-host demo's forum
 
 Labelled sites: the two shared documentation mirrors, the five demo forums, and every site of
 scripts/sites.yaml found in data/sites. ``score`` trains each candidate configuration on each
@@ -18,6 +19,11 @@ and crawl goals) on the *other* sites, among those that collapse none of them (m
 ``COLLAPSED`` on each; then the best mean micro-F, the best worst site, the best mean of UCC valid
 ratio and target harvest rate) is scored on it — no per-site parameter, and the held-out site
 never votes for its own configuration.
+
+``--smoke``: the forum of the 20-host demo alone (no data/sites, no shared mirrors), ``score`` with
+the paper and the default configuration, the LOSO table, ``crawls`` and ``folders``; results in
+bench/results/smoke/ (the documented runs' files stay); checks that each step has its rows and
+scores.
 """
 
 from __future__ import annotations
@@ -64,15 +70,18 @@ CANDIDATES = {
 }
 
 
-def labelled_sites(only: set[str] | None = None):
-    """(params, {site: [SitePage]}, {site: SiteSpec}) for every labelled site available."""
+def labelled_sites(only: set[str] | None = None, smoke: bool = False):
+    """(params, {site: [SitePage]}, {site: SiteSpec}) for every labelled site available (smoke: the
+    20-host demo's forum)."""
     import build_sites
     from bench_source import _sites, read_limits
 
     from crawlplan.source.experiment import site_specs
     from crawlplan.source.mirror import read_site_pages
 
-    params, raw, specs, _servo = _sites()
+    params, raw, specs, _servo = _sites(smoke or SMOKE)
+    if smoke or SMOKE:
+        return params, raw, specs
     registry = build_sites.load_registry()
     specs.update(site_specs(build_sites.site_types(registry)))
     missing = [s for s in registry if not (SITES_DIR / f"{s}.warc.gz").is_file()]
@@ -128,6 +137,7 @@ def score(configs: dict, only: set[str] | None) -> list[dict]:
 
 
 GOALS = 7
+SMOKE = False      # set by --smoke: labelled_sites gives the 20-host demo's forum only
 # a candidate whose micro-F falls below this on any of the other sites collapsed or shattered
 # that site (most pages away from their type's cluster): not eligible, however many goals it meets
 COLLAPSED = 0.5
@@ -368,13 +378,19 @@ def _crawls_file(config: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("score", "table", "crawls", "plot", "folders"))
+    ap.add_argument("what", nargs="?", choices=("score", "table", "crawls", "plot", "folders"),
+                    help="required but with --smoke (score, table, crawls, folders on a small site)")
     ap.add_argument("--configs", default="", help="';'-separated subset of the candidates")
     ap.add_argument("--sites", default="", help="comma-separated subset of the labelled sites")
     ap.add_argument("--results", type=Path, default=RESULTS / "source_loso.json")
     ap.add_argument("--png", type=Path, default=None, help="crawls: also draw the curves")
     ap.add_argument("--config", default="default", choices=list(CANDIDATES), help="crawls: the configuration")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
+    if args.smoke:
+        return smoke()
+    if not args.what:
+        ap.error("give score, table, crawls, plot or folders (or --smoke)")
     only = {s for s in args.sites.split(",") if s} or None
     if args.what == "score":
         names = [c.strip() for c in args.configs.split(";") if c.strip()] or list(CANDIDATES)
@@ -407,6 +423,31 @@ def main() -> int:
         (RESULTS / _crawls_file(args.config)).write_text(json.dumps(out))
         _print_crawls(out["summary"])
     return 0
+
+
+def smoke() -> int:
+    global SMOKE
+    from benchlib import check, ok
+
+    SMOKE = True
+    names = ["paper", "default"]
+    rows = score({n: CANDIDATES[n] for n in names}, None)
+    sites = sorted({r["site"] for r in rows})
+    check(sites and len(rows) == len(names) * len(sites), f"{len(rows)} score rows for {len(sites)} site(s)")
+    check(all(r["micro_f"] is not None and 0 <= r["full_outlier_share"] <= 1 for r in rows), "a row lacks its scores")
+    _print_loso(rows)
+    check(len(loso(rows)) == len(sites), "the LOSO table lacks a site")
+    out = crawls(CANDIDATES["default"], None, None)
+    _print_crawls(out["summary"])
+    check(len(out["summary"]) == len(sites) and out["curves"], "crawls: no summary row or no curve")
+    folders = folder_split(None)
+    _print_folder_split(folders)
+    check(len(folders) == len(sites), f"{len(folders)} folder rows")
+    (RESULTS / "smoke").mkdir(parents=True, exist_ok=True)
+    (RESULTS / "smoke" / "source_loso.json").write_text(json.dumps({"score": rows, "crawls": out["summary"],
+                                                                    "folders": folders}, indent=1, default=str))
+    return ok(f"score {len(rows)} rows ({', '.join(sites)}), LOSO table, crawls with {len(out['curves'])} curve points, "
+              "folders")
 
 
 if __name__ == "__main__":

@@ -3,10 +3,14 @@
     .venv/bin/python bench/source_sweep_cache.py      # once: training samples + feature variants
     .venv/bin/python bench/source_sweep.py [--feats ...] [--how ...] --out bench/results/sweepN.json
     .venv/bin/python bench/source_sweep.py --summary bench/results/sweep*.json   # table + leave-one-site-out
+    .venv/bin/python bench/source_sweep.py --smoke   # a small cache (20-host demo's forum), sweep, summary
 
 One configuration is scored on all sites at once; the summary ranks configurations by their
 worst site and their mean, never by one site. ``oracle`` rows (best DBSCAN eps with the labels
-in hand) are an upper bound for reference, not a method.
+in hand) are an upper bound for reference, not a method. ``--smoke`` builds the cache of the 20-host demo's
+forum in memory (source_sweep_cache.build), sweeps two feature variants, both norms and every
+clusterer on it into bench/results/smoke/source_sweep.json and summarises that file; checks a row
+per combination with scores in [0, 1].
 """
 from __future__ import annotations
 
@@ -150,6 +154,9 @@ def summary(files: list[str]) -> None:
         print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | " + " | ".join(f"{x:.3f}" for x in f)
               + f" | {min(f):.3f} | {sum(f) / len(f):.3f} |")
     chosen = {k: v for k, v in table.items() if k[3] != "oracle"}
+    if len(sites) < 2:
+        print(f"leave-one-site-out: needs two sites or more, {len(sites)} given")
+        return
     for crit, agg in (("worst", min), ("mean", lambda xs: sum(xs) / len(xs))):
         held = []
         for s in sites:
@@ -170,11 +177,20 @@ def main() -> int:
     ap.add_argument("--how", default="hist,silq,knee,hdbscan,agg,oracle")
     ap.add_argument("--out", default=str(RESULTS / "source_sweep.json"))
     ap.add_argument("--summary", nargs="+", help="sweep JSON files to summarise (no clustering run)")
+    ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
     if args.summary:
         summary(args.summary)
         return 0
-    data = json.loads((RESULTS / "source_sweep_cache.json").read_text())
+    if args.smoke:
+        sys.path.insert(0, str(REPO / "bench"))
+        import source_sweep_cache
+
+        data = source_sweep_cache.build(smoke=True)
+        args.feats, args.max_df, args.out = "tag,elem_cls", "1.0", str(RESULTS / "smoke" / "source_sweep.json")
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    else:
+        data = json.loads((RESULTS / "source_sweep_cache.json").read_text())
     rows = []
     for feat in args.feats.split(","):
       for tfw in args.tf.split(","):
@@ -192,6 +208,14 @@ def main() -> int:
                                      "outliers": float(np.mean(lab == -1))})
                         print(json.dumps(rows[-1]), flush=True)
     Path(args.out).write_text(json.dumps(rows))
+    if args.smoke:
+        from benchlib import check, ok
+
+        combos = len(args.feats.split(",")) * len(args.norms.split(",")) * len(args.how.split(",")) * len(data)
+        check(data and len(rows) == combos, f"{len(rows)} rows for {combos} combinations")
+        check(all(0 <= r["micro_f"] <= 1 and 0 <= r["purity"] <= 1 for r in rows), "a score outside [0, 1]")
+        summary([args.out])
+        return ok(f"{len(rows)} rows ({', '.join(sorted(data))}: {len(next(iter(data.values())))} pages), summary printed")
     return 0
 
 

@@ -2,6 +2,9 @@
 (one parse per page), so the clustering sweep (bench/source_sweep.py) runs without re-parsing.
 
     .venv/bin/python bench/source_sweep_cache.py   # -> bench/results/source_sweep_cache.json
+
+A helper of source_sweep.py, not a bench: ``source_sweep.py --smoke`` builds a small cache with
+:func:`build` (the 20-host demo's forum) and sweeps it.
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ def extract_variants(html) -> dict:
     """Leaf/element tag paths with and without class tokens, counted."""
     from collections import Counter
 
-    from crawlplan.source.features import _step, parse_html, walk_elements
+    from crawlplan.source.features import parse_html, walk_elements, xpath_step
 
     root = parse_html(html)
     out = {k: Counter() for k in ("tag", "cls_leaf", "cls_all", "elem_tag", "elem_cls")}
@@ -32,11 +35,13 @@ def extract_variants(html) -> dict:
         if not any(isinstance(c.tag, str) for c in el):
             out["tag"][plain] += 1
             out["cls_all"][cls] += 1
-            out["cls_leaf"][f"{prefix[0]}/{_step(el, True)}"] += 1
+            out["cls_leaf"][f"{prefix[0]}/{xpath_step(el, True)}"] += 1
     return out
 
 
-def main() -> int:
+def build(smoke: bool = False) -> dict:
+    """{site: [{url, type, bags}]} for the training sample of every labelled site (smoke: the
+    20-host demo's forum)."""
     from bench_source import _sites
 
     from crawlplan.source.crawl import sample_apath
@@ -44,7 +49,7 @@ def main() -> int:
     from crawlplan.source.mirror import build_mirror
 
     warnings.filterwarnings("ignore")
-    params, raw, specs, _ = _sites()
+    params, raw, specs, _ = _sites(smoke)
     out = {}
     for site in sorted(raw):
         mirror = build_mirror(site, raw[site])
@@ -59,7 +64,11 @@ def main() -> int:
             pages.append({"url": u, "type": typer(u), "bags": extract_variants(src)})
         out[site] = pages
         print(site, len(pages), file=sys.stderr)
-    OUT.write_text(json.dumps(out))
+    return out
+
+
+def main() -> int:
+    OUT.write_text(json.dumps(build()))
     return 0
 
 
