@@ -14,7 +14,11 @@ Spark figure is documents / wall seconds / cores, start-up of the session exclud
 workers warmed by one untimed run on ``--cores`` copies of a tiny file (one task, hence one
 Python worker, per core: a worker forked during the timed run would bill its imports, ~0.6
 CPU-s, to the timed documents; in a real run a worker's start is spread over many files).
-Results: bench/results/extract.json and a markdown table for docs/benchmarks.md.
+Results: bench/results/extract.json and a markdown table for docs/benchmarks.md. CPU is counted
+over every process (driver, JVM, Python workers); the last lines are Spark's CPU per document
+over ``process_warc_file``'s, trafilatura and then the fast path (the goal's figure, last):
+``spark/bare CPU per document, fast path: X.XX×``. ``--set KEY=VALUE`` passes conf overrides to
+the Spark session and job, to measure a lever off (``--set spark.java_options=``: C2 JIT).
 
 ``--smoke``: the first ``SMOKE_RECORDS`` records of realpages for (a), two renamed copies of them
 for (b), the two main combinations; checks that every path wrote documents and that every
@@ -34,7 +38,7 @@ from benchlib import (
     RESULTS,
     check,
     copies,
-    cpu_seconds,
+    cpu_seconds_by_process,
     head_warc,
     machine,
     missing,
@@ -90,14 +94,24 @@ def spark_job(spark, conf_overrides: list[str], paths: list[str], cores: int) ->
 
     conf = load_conf("local", overrides=conf_overrides)
     out = tempfile.mkdtemp(prefix="bench-extract-", dir=RESULTS)
-    started, cpu0 = time.perf_counter(), cpu_seconds()
+    started, before = time.perf_counter(), cpu_seconds_by_process()
     result = run_single_job(spark, conf, load_pipeline("main"), "extract", paths, out, force=True,
                             echo=lambda *_: None)
-    secs, cpu = time.perf_counter() - started, cpu_seconds() - cpu0
+    secs, after = time.perf_counter() - started, cpu_seconds_by_process()
+    split = {k: round(after[k] - before[k], 2) for k in after}
+    cpu = sum(split.values())
     docs = result["rows"]["documents"]
     return {"docs": docs, "rejects": result["rows"]["rejects"], "files": len(paths), "seconds": round(secs, 2),
-            "cpu_seconds": round(cpu, 1), "docs_per_cpu_s": round(docs / cpu, 1),
+            "cpu_seconds": round(cpu, 1), "cpu_by_process": split, "docs_per_cpu_s": round(docs / cpu, 1),
             "docs_per_s_per_core": round(docs / secs / cores, 1), "out": out}
+
+
+def overhead(results: dict, combo: str) -> float | None:
+    """Spark's CPU per document over ``process_warc_file``'s, for one reader + extractor."""
+    bare, spark = results["single_process"].get(combo), results["spark"].get(combo)
+    if not bare or not spark:
+        return None
+    return (spark["cpu_seconds"] / spark["docs"]) / (bare["cpu_seconds"] / bare["docs"])
 
 
 def main() -> int:
@@ -105,12 +119,14 @@ def main() -> int:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--copies", type=int, default=2, help="renamed copies of realpages for the Spark runs")
     ap.add_argument("--skip-spark", action="store_true")
-    ap.add_argument("--combos", default="all", help="'main' = warcio+trafilatura and fastwarc+resiliparse only")
+    ap.add_argument("--combos", default="all", help="'main' = warcio+trafilatura and fastwarc+resiliparse only, 'fast' = fastwarc+resiliparse")
     ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
+    ap.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
+                    help="conf override for the Spark session and job, e.g. spark.java_options= (a lever off)")
     args = ap.parse_args()
     if args.smoke and shared_missing():
         return skipped(shared_missing())
-    combos = COMBOS[:2] if args.combos == "main" or args.smoke else COMBOS
+    combos = {"main": COMBOS[:2], "fast": COMBOS[1:2]}.get("main" if args.smoke else args.combos, COMBOS)
     if args.smoke:
         args.copies = 2
         for combo in list(combos):
@@ -128,40 +144,47 @@ def main() -> int:
               f"{r['docs_per_s_per_core']:7.1f} docs/s/core", flush=True)
     if not args.skip_spark:
         paths = copies(args.copies, head_warc(SMOKE_RECORDS) if args.smoke else None)
-        conf, spark = spark_session(args.cores)
+        conf, spark = spark_session(args.cores, args.overrides)
         warm = warm_copies(args.cores)
         for reader, extractor in combos[:2]:
-            overrides = [f"extract.reader={reader}", f"extract.extractor={extractor}"]
+            overrides = [f"extract.reader={reader}", f"extract.extractor={extractor}", *args.overrides]
             spark_job(spark, overrides, warm, args.cores)  # untimed: Python workers up, imports done
             r = spark_job(spark, overrides, paths, args.cores)
             r["worker_peak_rss"] = worker_peak_rss_mb()
             results["spark"][f"{reader}+{extractor}"] = r
             print(f"Spark x{args.cores}   {reader:8s} + {extractor:11s} {r['docs']:5d} docs {r['seconds']:7.1f}s "
-                  f"{r['docs_per_s_per_core']:7.1f} docs/s/core", flush=True)
+                  f"{r['docs_per_s_per_core']:7.1f} docs/s/core; CPU s by process {r['cpu_by_process']}", flush=True)
         spark.stop()
     meta = {"command": "python bench/bench_extract.py " + " ".join(sys.argv[1:]), "cores": args.cores,
-            "copies": args.copies, **machine()}
+            "copies": args.copies, "overrides": args.overrides, **machine()}
+    ratios = {combo: overhead(results, combo) for combo in ("warcio+trafilatura", "fastwarc+resiliparse")}
+    results["spark_over_bare_cpu_per_doc"] = {k: round(v, 3) for k, v in ratios.items() if v is not None}
     save("smoke/extract" if args.smoke else "extract", {"meta": meta, "results": results})
-    base = results["single_process"]["warcio+trafilatura"]["docs_per_s_per_core"]
+    first = next(iter(results["single_process"]))    # warcio+trafilatura unless --combos fast
+    base = results["single_process"][first]["docs_per_s_per_core"]
     print(f"\nmachine: {meta['cpu']}, {meta['cpus']} CPUs, load avg {meta['load_avg']} at {meta['at']}")
-    cbase = results["single_process"]["warcio+trafilatura"]["docs_per_cpu_s"]
-    print("| path | reader + extractor | docs | docs/s per core (wall) | vs warcio+trafilatura | docs per CPU-second | vs warcio+trafilatura |")
+    cbase = results["single_process"][first]["docs_per_cpu_s"]
+    print(f"| path | reader + extractor | docs | docs/s per core (wall) | vs {first} | docs per CPU-second | vs {first} |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    for kind, rows in results.items():
-        for name, r in rows.items():
+    for kind in ("single_process", "spark"):
+        for name, r in results[kind].items():
             label = "1 process, process_warc_file" if kind == "single_process" else f"Spark job, local[{args.cores}]"
             print(f"| {label} | {name} | {r['docs']} | {r['docs_per_s_per_core']:.1f} | "
                   f"{r['docs_per_s_per_core'] / base:.2f}x | {r['docs_per_cpu_s']:.1f} | {r['docs_per_cpu_s'] / cbase:.2f}x |")
+    if ratios["warcio+trafilatura"] is not None:
+        print(f"spark/bare CPU per document, trafilatura: {ratios['warcio+trafilatura']:.2f}×")
+    if ratios["fastwarc+resiliparse"] is not None:   # the goal's figure: the last line
+        print(f"spark/bare CPU per document, fast path: {ratios['fastwarc+resiliparse']:.2f}×")
     if args.smoke:
-        for kind, rows in results.items():
+        for kind, rows in ((k, results[k]) for k in ("single_process", "spark")):
             check(rows, f"no {kind} run")
             for name, r in rows.items():
                 check(r["docs"] > 0, f"{kind} {name} wrote no documents")
             outs = {name: r["docs"] + r["rejects"] for name, r in rows.items()}
             check(len(set(outs.values())) == 1, f"{kind}: documents + rejects differ between combinations {outs}")
         check(set(results["spark"]) <= set(results["single_process"]), "a Spark combination without its 1-process run")
-        return ok(f"{sum(map(len, results.values()))} runs; documents "
-                  f"{ {k: {n: r['docs'] for n, r in v.items()} for k, v in results.items()} }")
+        return ok(f"{len(results['single_process']) + len(results['spark'])} runs; documents "
+                  f"{ {k: {n: r['docs'] for n, r in results[k].items()} for k in ('single_process', 'spark')} }")
     return 0
 
 
