@@ -71,7 +71,7 @@ def warm_copies(n: int) -> list[str]:
     return out
 
 
-def single_process(reader: str, extractor: str, path: str) -> dict:
+def single_process(reader: str, extractor: str, paths: list[str]) -> dict:
     from crawlplan.conf import load_conf, section
     from crawlplan.extract.records import ExtractSettings, process_warc_file
 
@@ -79,7 +79,7 @@ def single_process(reader: str, extractor: str, path: str) -> dict:
                                            remote=section(load_conf(), "remote"))
     started, cpu0 = time.perf_counter(), time.process_time()
     docs = rejects = 0
-    for row in process_warc_file(path, settings):
+    for row in (row for path in paths for row in process_warc_file(path, settings)):
         docs += row["kind"] == "doc"
         rejects += row["kind"] == "reject"
     secs, cpu = time.perf_counter() - started, time.process_time() - cpu0
@@ -119,6 +119,7 @@ def main() -> int:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--copies", type=int, default=2, help="renamed copies of realpages for the Spark runs")
     ap.add_argument("--skip-spark", action="store_true")
+    ap.add_argument("--bare-files", type=int, default=2, help="copies the single-process run reads (default 2)")
     ap.add_argument("--combos", default="all", help="'main' = warcio+trafilatura and fastwarc+resiliparse only, 'fast' = fastwarc+resiliparse")
     ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     ap.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE",
@@ -135,10 +136,12 @@ def main() -> int:
             if gone:
                 skip_contender("+".join(combo), f"{', '.join(gone)} not installed")
                 combos.remove(combo)
-    source = str(head_warc(SMOKE_RECORDS) if args.smoke else realpages())
+    # the bare function over the first --bare-files of the copies the Spark job reads: a longer
+    # measure than one file (a 3-second run varied by 20% between runs here)
+    bare_files = copies(args.bare_files, head_warc(SMOKE_RECORDS) if args.smoke else None)
     results: dict = {"single_process": {}, "spark": {}}
     for reader, extractor in combos:
-        r = single_process(reader, extractor, source)
+        r = single_process(reader, extractor, bare_files)
         results["single_process"][f"{reader}+{extractor}"] = r
         print(f"1 process  {reader:8s} + {extractor:11s} {r['docs']:5d} docs {r['seconds']:7.1f}s "
               f"{r['docs_per_s_per_core']:7.1f} docs/s/core", flush=True)
