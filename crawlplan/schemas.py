@@ -138,20 +138,19 @@ def schema_from_dict(data: dict, where: str = "<dict>") -> DatasetSchema:
     names = [c.name for c in columns]
     if len(set(names)) != len(names):
         raise SchemaError(f"schema {where} declares a column twice")
-    part = tuple(data.get("partition_by") or ())
-    for p in part:
-        if p not in names:
-            raise SchemaError(f"schema {where}: partition column '{p}' is not a declared column")
-    plain = tuple(data.get("plain_columns") or ())
-    for p in plain:
-        if p not in names:
-            raise SchemaError(f"schema {where}: plain column '{p}' is not a declared column")
+    def declared(key: str, kind: str) -> tuple[str, ...]:
+        listed = tuple(data.get(key) or ())
+        for name in listed:
+            if name not in names:
+                raise SchemaError(f"schema {where}: {kind} column '{name}' is not a declared column")
+        return listed
+
     return DatasetSchema(
         name=str(data.get("dataset", where)),
         columns=columns,
-        partition_by=part,
+        partition_by=declared("partition_by", "partition"),
         description=str(data.get("description", "")),
-        plain_columns=plain,
+        plain_columns=declared("plain_columns", "plain"),
     )
 
 

@@ -57,15 +57,15 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
         # every later union or join of it runs 2000 near-empty tasks
         "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning": "true",
         # lower() by the JVM, not ICU: the same result on host names and MIME types (ASCII), no
-        # ICU tables to build (about 1 CPU-second per JVM, measured in bench/bench_extract.py's
-        # profile) and a cheaper call per row
+        # ICU case tables built per JVM and a cheaper call per row (the extract's JVM CPU 8.6 s
+        # with ICU, 5.6 s without: docs/benchmarks.md, bench/bench_extract.py --set)
         "spark.sql.icu.caseMappings.enabled": "false",
     }
     if not _under_spark_submit():
         defaults["spark.executorEnv.PYSPARK_PYTHON"] = sys.executable
         log4j = _quiet_log4j_file()
-        # spark.java_options reach the driver JVM only when this process starts it (not under
-        # spark-submit, which has started it already: there they go in --driver-java-options)
+        # spark.java_options reach the driver JVM only when this process starts it; under
+        # spark-submit the JVM runs already and the setting has no effect
         java_options = [f"-Dlog4j2.configurationFile=file:{log4j}"] if log4j else []
         java_options += str(section(conf, "spark")["java_options"] or "").split()
         if java_options:

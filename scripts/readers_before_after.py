@@ -143,9 +143,12 @@ def small_release(spark, root: Path) -> str:
     folder = root / RELEASE
     _gz(folder / f"{RELEASE}-host-ranks.txt.gz", "#harmonicc_pos\t#harmonicc_val\t#pr_pos\t#pr_val\t#host_rev\n"
         + "".join(f"{i + 1}\t{10.0 - i}\t{i + 1}\t0.1\t{n}\n" for i, n in enumerate(WWW_NAMES)))
+    from crawlplan.conf import load_conf, section
+
+    inputs = section(load_conf("local"), "inputs")
+    wanted = {"min_names": inputs["www_min_names"]} if "www_min_names" in inputs else {}
     try:
-        found = webgraph.release_convention(spark, str(folder),
-                                            **_with_defaults(webgraph.release_convention, min_names=1000))
+        found = webgraph.release_convention(spark, str(folder), **_with_defaults(webgraph.release_convention, **wanted))
     except BaseException as exc:  # noqa: BLE001
         return _failure(exc)
     return f"{found.convention} ({found.describe()})"
