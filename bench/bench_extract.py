@@ -136,9 +136,10 @@ def main() -> int:
             if gone:
                 skip_contender("+".join(combo), f"{', '.join(gone)} not installed")
                 combos.remove(combo)
+    source = head_warc(SMOKE_RECORDS) if args.smoke else None     # None: realpages itself
     # the bare function over the first --bare-files of the copies the Spark job reads: a longer
     # measure than one file (a 3-second run varied by 20% between runs here)
-    bare_files = copies(args.bare_files, head_warc(SMOKE_RECORDS) if args.smoke else None)
+    bare_files = copies(args.bare_files, source)
     results: dict = {"single_process": {}, "spark": {}}
     for reader, extractor in combos:
         r = single_process(reader, extractor, bare_files)
@@ -146,7 +147,7 @@ def main() -> int:
         print(f"1 process  {reader:8s} + {extractor:11s} {r['docs']:5d} docs {r['seconds']:7.1f}s "
               f"{r['docs_per_s_per_core']:7.1f} docs/s/core", flush=True)
     if not args.skip_spark:
-        paths = copies(args.copies, head_warc(SMOKE_RECORDS) if args.smoke else None)
+        paths = copies(args.copies, source)
         conf, spark = spark_session(args.cores, args.overrides)
         warm = warm_copies(args.cores)
         for reader, extractor in combos[:2]:
