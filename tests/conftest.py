@@ -58,6 +58,25 @@ def spark_cluster(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def spark_connect(tmp_path_factory) -> str:
+    """A Spark Connect server on 127.0.0.1 (scripts/spark-connect.sh, local[2]) whose Python
+    workers cannot import crawlplan; its sc:// URL. Stopped by its process id at the end of the
+    session. Clients run in subprocesses: a Connect session switches this process's pyspark
+    functions to Connect mode (SPARK_CONNECT_MODE_ENABLED), which the classic tests must not see."""
+    from cluster_support import java_missing
+    from connect_support import start_connect, stop_connect
+
+    if java_missing():
+        pytest.skip(java_missing())
+    root = tmp_path_factory.mktemp("spark-connect")
+    remote = start_connect(root)
+    try:
+        yield remote
+    finally:
+        stop_connect(root)
+
+
+@pytest.fixture(scope="session")
 def packaged(tmp_path_factory, spark_cluster):
     """`crawlplan package` output (the --py-files zip the cluster jobs run from)."""
     from cluster_support import crawlplan
