@@ -83,3 +83,13 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(str(section(conf, "spark")["log_level"]))
     return spark
+
+
+def master_of(spark) -> str:
+    """The session's master URL (``local[2]``, ``spark://...``, ``yarn``), from its conf rather than
+    ``sparkContext`` (which a Spark Connect session has not); "" where the server does not say
+    (a Databricks serverless session)."""
+    try:
+        return str(spark.conf.get("spark.master", "") or "")
+    except Exception:  # a Connect server may refuse to show the key
+        return ""
