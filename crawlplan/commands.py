@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crawlplan import connect
 from crawlplan.conf import get, load_conf, section
+from crawlplan.dag.arguments import conf_overrides
 from crawlplan.dag.entry import run_job_from_args
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import Runner, plan_run, up_to_date
@@ -41,18 +43,18 @@ def prepare_default_inputs(conf: dict, echo=print) -> dict:
 
 
 def cmd_run(args) -> int:
-    overrides = list(args.overrides)
     start = getattr(args, "from")
     if args.retry_failed:
         if (args.only or start or "extract") != "extract":
             raise ValueError("--retry-failed re-reads the WARC files extract could not read: use it alone "
                              "(extract and what follows it run) or with --only extract / --from extract")
-        overrides.append("run.retry_failed=true")
         start = None if args.only else "extract"
-    conf = load_conf(args.profile, args.conf, overrides)
+    conf = load_conf(args.profile, args.conf, conf_overrides(args))
     pipeline = load_pipeline(args.pipeline)
     conf = prepare_default_inputs(conf)
     out_dir = args.out or section(conf, "run")["out_dir"]
+    if connect.remote_url(conf):
+        conf, out_dir = connect.absolute_inputs(conf), connect.absolute(out_dir)
     selection = {"only": args.only, "start": start, "until": args.until}
     order, forced = plan_run(pipeline, conf, **selection)   # fails on missing inputs before Spark starts
     if not forced and up_to_date(conf, pipeline, order, out_dir):

@@ -14,6 +14,7 @@ import sys
 
 from pyspark.sql import SparkSession
 
+from crawlplan import connect
 from crawlplan.conf import get, section
 from crawlplan.paths import resource_dir
 
@@ -33,14 +34,10 @@ def _quiet_log4j_file() -> str | None:
 
 
 def build_session(conf: dict, app_name: str = "crawlplan"):
+    """A classic session, or with ``spark.remote`` / ``SPARK_REMOTE`` set a Spark Connect one
+    (``crawlplan.connect``: the same SQL settings, the package shipped to the server)."""
     spark_conf: dict = dict(get(conf, "spark.conf", {}) or {})
-    if not _under_spark_submit():
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName(app_name)
-    master = get(conf, "spark.master")
-    if master and not _under_spark_submit():
-        builder = builder.master(str(master))
+    remote = connect.remote_url(conf)
     defaults = {
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",
@@ -61,6 +58,19 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
         # with ICU, 5.6 s without: docs/benchmarks.md, bench/bench_extract.py --set)
         "spark.sql.icu.caseMappings.enabled": "false",
     }
+    partitions = get(conf, "spark.shuffle_partitions")
+    if partitions:
+        defaults["spark.sql.shuffle.partitions"] = str(partitions)
+    if remote:
+        return connect.build_connect_session(remote, app_name,
+                                             {**defaults, **{str(k): str(v) for k, v in spark_conf.items()}})
+    if not _under_spark_submit():
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app_name)
+    master = get(conf, "spark.master")
+    if master and not _under_spark_submit():
+        builder = builder.master(str(master))
     if not _under_spark_submit():
         defaults["spark.executorEnv.PYSPARK_PYTHON"] = sys.executable
         log4j = _quiet_log4j_file()
@@ -75,9 +85,6 @@ def build_session(conf: dict, app_name: str = "crawlplan"):
     driver_memory = get(conf, "spark.driver_memory")
     if driver_memory:
         defaults["spark.driver.memory"] = str(driver_memory)
-    partitions = get(conf, "spark.shuffle_partitions")
-    if partitions:
-        defaults["spark.sql.shuffle.partitions"] = str(partitions)
     for key, value in {**defaults, **{str(k): str(v) for k, v in spark_conf.items()}}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()

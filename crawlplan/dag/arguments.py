@@ -35,6 +35,19 @@ def add_conf_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default="local", help="config profile: local (default) or cluster")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                         help="override one config key, e.g. --set extract.extractor=resiliparse")
+    parser.add_argument("--remote", metavar="sc://HOST:PORT",
+                        help="run through this Spark Connect server (also SPARK_REMOTE, or spark.remote in the conf)")
+
+
+def conf_overrides(args: argparse.Namespace) -> list[str]:
+    """The ``--set`` items of a running verb, with what its own flags stand for (``--remote``,
+    ``--retry-failed``) added."""
+    overrides = list(args.overrides)
+    if getattr(args, "remote", None):
+        overrides.append(f"spark.remote={args.remote}")
+    if getattr(args, "retry_failed", False):
+        overrides.append("run.retry_failed=true")
+    return overrides
 
 
 def add_job_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,16 +6,19 @@ import argparse
 import logging
 import sys
 
+from crawlplan import connect
 from crawlplan.conf import load_conf
-from crawlplan.dag.arguments import add_job_arguments, friendly_errors
+from crawlplan.dag.arguments import add_job_arguments, conf_overrides, friendly_errors
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import Runner, job_roots, run_single_job, single_job_external, up_to_date
 from crawlplan.spark import build_session
 
 
 def run_job_from_args(node_name: str, args: argparse.Namespace) -> int:
-    overrides = list(args.overrides) + (["run.retry_failed=true"] if getattr(args, "retry_failed", False) else [])
-    conf = load_conf(args.profile, args.conf, overrides)
+    conf = load_conf(args.profile, args.conf, conf_overrides(args))
+    if connect.remote_url(conf):   # the server resolves local paths in its own working folder
+        conf = connect.absolute_inputs(conf)
+        args.output, args.input = connect.absolute(args.output), [connect.absolute(p) for p in args.input]
     pipeline = load_pipeline(args.pipeline)
     if node_name not in pipeline.nodes:
         print(f"crawlplan: {pipeline.unknown_node(node_name)}", file=sys.stderr)

@@ -1,0 +1,48 @@
+"""The whole demo DAG through Spark Connect (`crawlplan run --remote`), as on Databricks serverless
+or a shared cluster: a server on 127.0.0.1 (scripts/spark-connect.sh, local[2]) whose Python
+workers cannot import crawlplan, so the package, the models and every file operation have to go
+through the Connect client. Every dataset must equal the local run's, and a relaunch skips every
+node — through `crawlplan run` and through one node's `crawlplan job`."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from cluster_support import compare_runs, crawlplan, whole_pipeline_runs, write_yaml
+
+from crawlplan.dag.pipeline import load_pipeline
+
+pytestmark = [pytest.mark.slow]
+
+
+@whole_pipeline_runs
+def test_main_pipeline_through_spark_connect_equals_the_local_run(spark_connect, demo_local_run, tmp_path):
+    base, local_out = demo_local_run
+    out = tmp_path / "out"
+    conf_file = write_yaml(tmp_path / "connect-run.yaml", base)
+    pipeline = load_pipeline("main")
+
+    started = time.monotonic()
+    proc = crawlplan("run", "--conf", str(conf_file), "--out", "out", "--remote", spark_connect, cwd=tmp_path)
+    seconds = time.monotonic() - started
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    print(f"the main pipeline through Spark Connect: {seconds:.0f} s")   # docs/cluster.md quotes it
+
+    assert compare_runs(pipeline, local_out, out) == []
+    markers = {p.stem: json.loads(p.read_text()) for p in (out / "_markers").glob("*.json")}
+    assert sorted(markers) == sorted(pipeline.nodes)
+    assert markers["classify"]["counters"]["demo_models"] == 10   # shipped to the server as artifacts
+
+    again = crawlplan("run", "--conf", str(conf_file), "--out", "out", "--remote", spark_connect, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"all {len(pipeline.nodes)} nodes are up to date" in again.stdout
+
+    # a scheduler's relaunch of one node (what Airflow runs): answered from its marker
+    job = crawlplan("job", "host_stats", "--conf", str(conf_file), "--input", str(out), "--output", str(out),
+                    "--remote", spark_connect, cwd=tmp_path)
+    assert job.returncode == 0, job.stderr[-3000:]
+    assert "up to date" in job.stdout
+    after = {p.stem: json.loads(p.read_text()) for p in (out / "_markers").glob("*.json")}
+    assert after == markers   # nothing was rewritten
