@@ -12,6 +12,7 @@ as on one machine or one NFS; a remote server needs URIs it can read: s3://, /Vo
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -27,10 +28,24 @@ _SERVER_SIDE = ("spark.master", "spark.driver.", "spark.executor.", "spark.execu
 
 
 def remote_url(conf: dict) -> str:
-    """``spark.remote`` of the conf (``--remote`` sets it), else ``SPARK_REMOTE``; "" for a classic session."""
+    """``spark.remote`` of the conf (``--remote`` sets it), else ``SPARK_REMOTE``, else the one
+    ``spark-submit --remote`` hands its Python; "" for a classic session."""
     from crawlplan.conf import get
 
-    return str(get(conf, "spark.remote") or os.environ.get("SPARK_REMOTE", "") or "")
+    return str(get(conf, "spark.remote") or os.environ.get("SPARK_REMOTE", "") or _submitted_remote())
+
+
+def _submitted_remote() -> str:
+    """``spark-submit --remote URL app.py`` starts no JVM session: it passes its conf to the Python
+    process as JSON in ``PYSPARK_REMOTE_INIT_CONF_0..N-1`` (read by pyspark's session builder)."""
+    chunks = int(os.environ.get("PYSPARK_REMOTE_INIT_CONF_LEN", "0") or 0)
+    if not chunks:
+        return ""
+    text = "".join(os.environ.get(f"PYSPARK_REMOTE_INIT_CONF_{i}", "") for i in range(chunks))
+    try:
+        return str(json.loads(text).get("spark.remote", "") or "")
+    except ValueError:
+        return ""
 
 
 def session_settings(settings: dict[str, str]) -> dict[str, str]:
