@@ -85,7 +85,7 @@ def cmd_package(args) -> int:
     if not (repo / "pyproject.toml").is_file():
         raise FileNotFoundError(f"crawlplan package runs from a source checkout; {repo} has no pyproject.toml")
     paths = package(repo, Path(args.out), venv=Path(args.venv) if args.venv else None)
-    print(describe_usage(paths))
+    print(describe_usage(paths, jobs=os.path.relpath(repo / "jobs")))
     return 0
 
 

@@ -9,9 +9,10 @@
   ``--py-files`` entries on the executors' ``sys.path`` only when they end in .zip, .egg or
   .jar (``SparkContext.PACKAGE_EXTENSIONS``); a ``.whl`` reaches the driver and then fails on
   the executors with "No module named 'crawlplan'".
-* ``crawlplan-env.tar.gz`` for ``--archives ...#environment`` (optional, ``--venv``): the
-  virtual environment's third-party packages (fastText, lxml, trafilatura... have C extensions,
-  which cannot be imported from a zip). pyspark is left out: executors use their Spark's own.
+* ``crawlplan-env.tar.gz`` for ``--archives ...#environment`` (optional, ``--venv``): crawlplan's
+  runtime dependency closure (fastText, lxml, trafilatura... have C extensions, which cannot be
+  imported from a zip) with a ``bin/python`` launcher that runs the node's own CPython of the same
+  minor version; no pyspark, no test or bench extras. How and why: ``crawlplan.ops.environment``.
 * ``requirements.txt``: the exact versions, for building a cluster image instead.
 """
 
@@ -21,23 +22,20 @@ import base64
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
-import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
 
 from crawlplan import __version__
+from crawlplan.ops.environment import build_env_archive, describe_requirement
 
 RESOURCE_KINDS = ("conf", "schemas", "pipelines")
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: same tree, same wheel bytes
 _SKIP_PARTS = {"__pycache__", "_resources"}
-# Never shipped in the environment archive: Spark brings its own pyspark, and the rest are
-# installers or this project's own editable hooks.
-_ENV_EXCLUDE = re.compile(r"^(pyspark|py4j|pip|setuptools|wheel|_distutils_hack|crawlplan|__editable__"
-                          r"|distutils-precedence\.pth)", re.IGNORECASE)
 
 
 def _digest(data: bytes) -> str:
@@ -93,36 +91,6 @@ def build_wheel(repo: Path, out_dir: Path) -> Path:
     return target
 
 
-def site_packages(venv: Path) -> Path:
-    found = sorted(venv.glob("lib/python3*/site-packages"))
-    if not found:
-        raise FileNotFoundError(f"{venv} is not a virtual environment (no lib/python3*/site-packages)")
-    return found[0]
-
-
-def build_env_archive(venv: Path, out_dir: Path) -> Path:
-    """A tar.gz laid out as a venv (bin/python, lib/pythonX.Y/site-packages): unpacked by Spark as
-    ``./environment``, used with ``spark.pyspark.python=./environment/bin/python``. ``bin/python``
-    links to the base interpreter, which must exist at the same path on the nodes (one image);
-    otherwise build the image from ``requirements.txt``."""
-    sp = site_packages(venv)
-    target = out_dir / "crawlplan-env.tar.gz"
-    tmp = target.with_suffix(".tmp")
-    with tarfile.open(tmp, "w:gz", compresslevel=6) as tar:
-        for name in ("pyvenv.cfg",):
-            if (venv / name).is_file():
-                tar.add(venv / name, arcname=name)
-        for py in sorted(venv.glob("bin/python*")):
-            tar.add(py, arcname=f"bin/{py.name}")
-        for entry in sorted(sp.iterdir()):
-            if _ENV_EXCLUDE.match(entry.name):
-                continue
-            tar.add(entry, arcname=f"{sp.relative_to(venv).as_posix()}/{entry.name}",
-                    filter=lambda ti: None if "__pycache__" in ti.name else ti)
-    os.replace(tmp, target)
-    return target
-
-
 def freeze(python: str) -> str:
     out = subprocess.run([python, "-m", "pip", "freeze", "--exclude-editable"], capture_output=True, text=True,
                          check=True).stdout
@@ -141,22 +109,43 @@ def package(repo: Path, out_dir: Path, *, venv: Path | None = None, python: str 
     except (subprocess.CalledProcessError, OSError):
         pass
     if venv is not None:
-        out["env"] = build_env_archive(venv, out_dir)
+        out["env"] = build_env_archive(venv, out_dir, repo)
     return out
 
 
-def describe_usage(paths: dict[str, Path]) -> str:
+def usage_lines(paths: dict[str, Path], jobs: str = "jobs", driver_python: str = "") -> dict[str, str]:
+    """deploy mode -> the spark-submit line that runs a node with these files, as printed; the
+    shell variables MASTER, NODE and OUT are the user's. Client mode: the driver is this machine's
+    Python (``spark.pyspark.driver.python``; ``spark.pyspark.python`` alone would apply to the driver
+    too), the executors the archive's. Cluster mode (YARN, Kubernetes): both the archive's."""
+    q = shlex.quote
+    pyfiles, env, jobs = q(str(paths["py_files"])), paths.get("env") and q(str(paths["env"])), q(jobs)
+    tail = f'{jobs}/"$NODE".py --output "$OUT" --profile cluster'
+    if env is None:
+        return {"client": f'spark-submit --master "$MASTER" --deploy-mode client --py-files {pyfiles} {tail}'}
+    ship = f"--py-files {pyfiles} --archives {env}#environment --conf spark.pyspark.python=./environment/bin/python"
+    driver = q(driver_python or sys.executable)
+    return {"client": f'spark-submit --master "$MASTER" --deploy-mode client {ship} '
+                      f"--conf spark.pyspark.driver.python={driver} {tail}",
+            "cluster": f'spark-submit --master "$MASTER" --deploy-mode cluster {ship} {tail}'}
+
+
+def describe_usage(paths: dict[str, Path], jobs: str = "jobs", driver_python: str = "") -> str:
     wheel, pyfiles = paths["wheel"], paths["py_files"]
     lines = [f"wheel (pip install): {wheel}  [{wheel.stat().st_size / 1e6:.1f} MB, crawlplan {__version__}]",
              f"py-files (--py-files): {pyfiles}  [same bytes; Spark only puts .zip/.egg/.jar on executor paths]"]
     if "env" in paths:
-        lines.append(f"environment (--archives): {paths['env']}  [{paths['env'].stat().st_size / 1e6:.0f} MB]")
+        lines.append(f"environment (--archives): {paths['env']}  [{paths['env'].stat().st_size / 1e6:.0f} MB, "
+                     f"{describe_requirement(paths['env'])}]")
     if "requirements" in paths:
         lines.append(f"requirements: {paths['requirements']}")
-    lines.append("use:")
-    lines.append(f"  spark-submit --py-files {pyfiles.name}"
-                 + (f" --archives {paths['env'].name}#environment --conf spark.pyspark.python=./environment/bin/python"
-                    if "env" in paths else "") + " jobs/<node>.py --output DIR --profile cluster")
+    usage = usage_lines(paths, jobs, driver_python)
+    lines.append("use (set MASTER, NODE and OUT; run from this folder):")
+    lines.append(f"  client deploy mode (driver: this machine's Python{', executors: the archive' if 'env' in paths else ''}):")
+    lines.append(f"    {usage['client']}")
+    if "cluster" in usage:
+        lines.append("  cluster deploy mode (YARN, Kubernetes; driver and executors: the archive):")
+        lines.append(f"    {usage['cluster']}")
+    lines.append("  local mode (--master 'local[*]'): no archive; the executors are this machine's Python: "
+                 "crawlplan job NODE --output OUT")
     return "\n".join(lines)
-
-
