@@ -13,7 +13,10 @@
 # settings for `crawlplan submit` / `crawlplan airflow` against this master.
 # Settings (environment): CRAWLPLAN_CLUSTER_WORKERS (2), CRAWLPLAN_CLUSTER_WORKER_CORES (1),
 # CRAWLPLAN_CLUSTER_WORKER_MEMORY (1g, also the executors' heap), CRAWLPLAN_CLUSTER_PYTHON (the
-# Python whose packages the executors get; default .venv/bin/python), CRAWLPLAN_CLUSTER_TIMEOUT (180 s).
+# Python whose packages the executors get; default .venv/bin/python), CRAWLPLAN_CLUSTER_TIMEOUT (180 s),
+# CRAWLPLAN_CLUSTER_NODE_PYTHON (the nodes' own interpreter, exported to the daemons as
+# CRAWLPLAN_NODE_PYTHON for the launcher of `crawlplan package --venv`'s archive; default: the base
+# interpreter of that Python, which has neither crawlplan nor its dependencies).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 CMD=${1:-}
@@ -48,7 +51,7 @@ wait_for() {  # log file, pattern -> the first matching line, or fail after TIME
 daemon() {  # name, class, args... : start one Spark daemon in the foreground of its own session
   local name=$1; shift
   env -u PYTHONPATH -u PYSPARK_PYTHON -u PYSPARK_DRIVER_PYTHON -u SPARK_CONF_DIR \
-    SPARK_HOME="$SPARK_HOME" SPARK_LOCAL_IP=127.0.0.1 SPARK_LOCAL_HOSTNAME=127.0.0.1 \
+    SPARK_HOME="$SPARK_HOME" CRAWLPLAN_NODE_PYTHON="$NODE_PY" SPARK_LOCAL_IP=127.0.0.1 SPARK_LOCAL_HOSTNAME=127.0.0.1 \
     SPARK_LOG_DIR="$DIR/logs" SPARK_DAEMON_MEMORY=256m SPARK_NO_DAEMONIZE=1 \
     setsid "$SPARK_HOME/bin/spark-class" "$@" --properties-file "$DIR/spark-daemons.conf" \
     >"$DIR/logs/$name.log" 2>&1 </dev/null &
@@ -85,6 +88,7 @@ start() {
   SPARK_HOME=$("$PY" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
   SITE=$("$PY" -c 'import os, pyspark; print(os.path.dirname(os.path.dirname(pyspark.__file__)))')
   BASE=$("$PY" -c 'import sys; print(getattr(sys, "_base_executable", sys.executable))')
+  NODE_PY=${CRAWLPLAN_CLUSTER_NODE_PYTHON:-$BASE}
   mkdir -p "$DIR/logs"
   DIR=$(cd "$DIR" && pwd)
   # The executors' Python: a venv that sees $PY's site-packages as a plain path entry, so its .pth

@@ -71,9 +71,23 @@ def test_client_mode_env_archive_and_extra_conf(pipeline):
     assert "s3a://b/jobs/report.py" in cmd
     assert cmd[cmd.index("--archives") + 1] == "s3a://b/env.tar.gz#environment"
     assert "spark.pyspark.python=./environment/bin/python" in cmd
+    # the driver is this Python (a conf: Spark prefers spark.pyspark.python over PYSPARK_DRIVER_PYTHON),
+    # and no exported PYSPARK_DRIVER_PYTHON that the conf would silently override
+    assert f"spark.pyspark.driver.python={sys.executable}" in cmd
+    assert submit.driver_defaults(spec, environ={}) == {}
     assert "spark.sql.shuffle.partitions=400" in cmd
     assert "--files" not in cmd and cmd[cmd.index("--conf", cmd.index("s3a://b/jobs/report.py")) + 1] == "/etc/crawlplan.yaml"
     assert cmd[cmd.index("--output") + 1] == "s3a://b/run1"
+
+
+def test_cluster_mode_env_archive_runs_both_pythons_from_the_archive_and_local_mode_warns(pipeline):
+    conf = load_conf("cluster", overrides=["ops.deploy_mode=cluster", "ops.env_archive=s3a://b/env.tar.gz"])
+    cmd = submit.command(submit.SubmitSpec.from_conf(conf), pipeline, pipeline.nodes["report"])
+    assert "spark.pyspark.python=./environment/bin/python" in cmd
+    assert not any(a.startswith("spark.pyspark.driver.python") for a in cmd)
+    local = load_conf("cluster", overrides=["ops.master=local[2]", "ops.env_archive=env.tar.gz"])
+    found = submit.warnings_for(submit.SubmitSpec.from_conf(local), local)
+    assert any("ops.env_archive with a local master" in w for w in found), found
 
 
 def test_rendered_submit_script_is_valid_bash(pipeline, tmp_path):

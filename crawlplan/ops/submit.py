@@ -67,6 +67,10 @@ def warnings_for(spec: SubmitSpec, conf: dict) -> list[str]:
     if not local_master and "://" not in spec.out_dir and not os.path.isabs(spec.out_dir):
         found.append(f"outputs are relative ({spec.out_dir}): every cluster node resolves them in its own "
                      f"working folder; set ops.out_dir to a shared URI (hdfs://, s3a://, gs://)")
+    if local_master and spec.env_archive:
+        found.append(f"ops.env_archive with a local master ({spec.master}): local mode unpacks archives "
+                     f"outside the executors' working folder, so ./environment/bin/python is not found; "
+                     f"leave ops.env_archive empty (the executors are this machine's Python)")
     inputs = section(conf, "inputs")
     if not local_master and not (inputs["warc_paths"] or inputs["cc_index"]):
         found.append("no inputs set (inputs.warc_paths or inputs.cc_index): the jobs would read the demo "
@@ -97,7 +101,8 @@ def driver_defaults(spec: SubmitSpec, environ: dict | None = None) -> dict[str, 
     has crawlplan and its dependencies) unless the user chose one, since Spark would otherwise start
     ``python3`` from PATH; with a local master the executors are this machine's too."""
     environ = os.environ if environ is None else environ
-    chosen = "spark.pyspark.driver.python" in spec.spark_conf or "spark.pyspark.python" in spec.spark_conf
+    chosen = ("spark.pyspark.driver.python" in spec.spark_conf or "spark.pyspark.python" in spec.spark_conf
+              or bool(spec.env_archive))  # spark_conf names both Pythons
     out: dict[str, str] = {}
     if spec.deploy_mode == "cluster" or chosen:
         return out
@@ -114,12 +119,17 @@ def job_file(spec: SubmitSpec, node: Node) -> str:
     return f"{base}/{node.name}.py"
 
 
-def spark_conf(spec: SubmitSpec) -> dict[str, str]:
+def spark_conf(spec: SubmitSpec, driver_python: str = "python3") -> dict[str, str]:
+    """``ops.spark_conf`` plus, with ``ops.env_archive``, the executors' Python from the archive.
+    In client mode ``spark.pyspark.python`` would also start the driver from ./environment, which
+    exists only on the executors, so the driver's Python is named too (a conf, since Spark prefers
+    ``spark.pyspark.python`` over the ``PYSPARK_DRIVER_PYTHON`` variable): ``driver_python``,
+    where the driver runs (`crawlplan submit`: this Python)."""
     conf = dict(spec.spark_conf)
     if spec.env_archive:
         conf.setdefault("spark.pyspark.python", "./environment/bin/python")
-        if spec.deploy_mode != "cluster":  # client mode: the driver runs where spark-submit runs
-            conf.setdefault("spark.pyspark.driver.python", "python3")
+        if spec.deploy_mode != "cluster":
+            conf.setdefault("spark.pyspark.driver.python", driver_python)
     return conf
 
 
@@ -166,7 +176,7 @@ def command(spec: SubmitSpec, pipeline: Pipeline, node: Node) -> list[str]:
                         ("--executor-cores", spec.executor_cores), ("--num-executors", spec.num_executors)):
         if value:
             cmd += [flag, str(value)]
-    for key, value in sorted(spark_conf(spec).items()):
+    for key, value in sorted(spark_conf(spec, driver_python=sys.executable).items()):
         cmd += ["--conf", f"{key}={value}"]
     return cmd + [job_file(spec, node)] + application_args(spec, pipeline, node)
 
