@@ -58,7 +58,7 @@ class NodeRequirement:
 
     def text(self) -> str:
         return (f"CPython {self.python} on {self.machine} Linux with glibc >= {self.glibc[0]}.{self.glibc[1]} "
-                f"(python{self.python} on PATH, /usr/bin or /usr/local/bin, or $CRAWLPLAN_NODE_PYTHON)")
+                f"(python{self.python} on PATH, in /usr/bin, /usr/local/bin or /opt/conda/bin, or $CRAWLPLAN_NODE_PYTHON)")
 
 
 def _site_packages(venv: Path) -> Path:
@@ -203,9 +203,10 @@ exec "$found" "$@"
 
 
 def launcher(req: NodeRequirement, site_rel: str) -> str:
+    text = req.text()
     return (LAUNCHER.replace("@PY@", req.python).replace("@MACHINE@", req.machine)
-            .replace("@GLIBC@", f"{req.glibc[0]}, {req.glibc[1]}").replace("@REQ_SH@", req.text().replace("$", "\\$")).replace("@REQ@", req.text())
-            .replace("@SITE@", site_rel))
+            .replace("@GLIBC@", f"{req.glibc[0]}, {req.glibc[1]}").replace("@SITE@", site_rel)
+            .replace("@REQ_SH@", text.replace("$", "\\$")).replace("@REQ@", text))  # _SH: inside "..."
 
 
 def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes, mode: int) -> None:
