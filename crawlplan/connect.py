@@ -12,6 +12,7 @@ as on one machine or one NFS; a remote server needs URIs it can read: s3://, /Vo
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -19,6 +20,9 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
+
+from crawlplan.conf import get
+from crawlplan.paths import package_files
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +34,6 @@ _SERVER_SIDE = ("spark.master", "spark.driver.", "spark.executor.", "spark.execu
 def remote_url(conf: dict) -> str:
     """``spark.remote`` of the conf (``--remote`` sets it), else ``SPARK_REMOTE``, else the one
     ``spark-submit --remote`` hands its Python; "" for a classic session."""
-    from crawlplan.conf import get
-
     return str(get(conf, "spark.remote") or os.environ.get("SPARK_REMOTE", "") or _submitted_remote())
 
 
@@ -54,6 +56,7 @@ def session_settings(settings: dict[str, str]) -> dict[str, str]:
 
 
 def build_connect_session(remote: str, app_name: str, settings: dict[str, str], *, ship_package: bool = True):
+    # pyspark: heavy (py4j, and grpc for Connect); only a session needs it
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.remote(remote).appName(app_name).getOrCreate()
@@ -69,28 +72,22 @@ def build_connect_session(remote: str, app_name: str, settings: dict[str, str], 
 
 def package_zip(cache_dir: Path | None = None) -> Path:
     """crawlplan as one zip (the package and its conf/, schemas/, pipelines/ under
-    ``crawlplan/_resources``, as in ``crawlplan package``'s --py-files zip), built once per code version."""
-    from crawlplan.dag.runner import code_version
-    from crawlplan.paths import project_home
-
+    ``crawlplan/_resources``, as in ``crawlplan package``'s --py-files zip), named by its content."""
     cache = cache_dir or Path(tempfile.gettempdir()) / "crawlplan-artifacts"
-    target = cache / f"crawlplan-{code_version()}.zip"
-    if target.is_file():
-        return target
     cache.mkdir(parents=True, exist_ok=True)
     package_dir = Path(__file__).resolve().parent
-    home = project_home()
     if not package_dir.is_dir():                       # imported from a zip already: ship that
         archive = next(p for p in package_dir.parents if p.is_file())
+        target = cache / archive.name
         shutil.copyfile(archive, target)
         return target
-    if (home / "pyproject.toml").is_file():            # a checkout: what the --py-files zip holds
-        from crawlplan.ops.package import wheel_files
-
-        files = wheel_files(home)
-    else:                                              # an installed wheel: the package with its _resources
-        files = {p.relative_to(package_dir.parent).as_posix(): p.read_bytes() for p in sorted(package_dir.rglob("*"))
-                 if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".pyo")}
+    files = package_files(package_dir)
+    digest = hashlib.sha256()
+    for name, data in files.items():
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    target = cache / f"crawlplan-{digest.hexdigest()[:16]}.zip"
+    if target.is_file():
+        return target
     tmp = target.with_suffix(f".tmp-{os.getpid()}")
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for name, data in files.items():

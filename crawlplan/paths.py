@@ -49,6 +49,26 @@ def _unzipped_resources() -> Path:
     return target if (target / ".complete").is_file() else tmp
 
 
+RESOURCE_KINDS = ("conf", "schemas", "pipelines")
+
+
+def package_files(package_dir: Path = _PACKAGE_DIR, home: Path | None = None) -> dict[str, bytes]:
+    """Archive name -> bytes of the package as its wheel and zips carry it: the package's files
+    and ``conf/``, ``schemas/``, ``pipelines/`` of ``home`` under ``crawlplan/_resources``."""
+    home = project_home() if home is None else home
+    files: dict[str, bytes] = {}
+    for path in sorted(package_dir.rglob("*")):
+        rel = path.relative_to(package_dir.parent)
+        if (path.is_file() and not ({"__pycache__", "_resources"} & set(rel.parts))
+                and path.suffix not in (".pyc", ".pyo")):
+            files[rel.as_posix()] = path.read_bytes()
+    for kind in RESOURCE_KINDS:
+        for path in sorted((home / kind).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                files[f"crawlplan/_resources/{kind}/{path.relative_to(home / kind).as_posix()}"] = path.read_bytes()
+    return files
+
+
 def resource_dir(kind: str) -> Path:
     """``kind`` is one of conf, schemas, pipelines."""
     path = project_home() / kind

@@ -32,10 +32,9 @@ from pathlib import Path
 
 from crawlplan import __version__
 from crawlplan.ops.environment import build_env_archive, describe_requirement
+from crawlplan.paths import package_files
 
-RESOURCE_KINDS = ("conf", "schemas", "pipelines")
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: same tree, same wheel bytes
-_SKIP_PARTS = {"__pycache__", "_resources"}
 
 
 def _digest(data: bytes) -> str:
@@ -51,17 +50,7 @@ def _metadata(project: dict) -> str:
 
 def wheel_files(repo: Path) -> dict[str, bytes]:
     """archive name -> content for every file the wheel carries (dist-info not included)."""
-    files: dict[str, bytes] = {}
-    pkg = repo / "crawlplan"
-    for path in sorted(pkg.rglob("*")):
-        rel = path.relative_to(repo)
-        if path.is_file() and not (_SKIP_PARTS & set(rel.parts)) and path.suffix not in (".pyc", ".pyo"):
-            files[rel.as_posix()] = path.read_bytes()
-    for kind in RESOURCE_KINDS:
-        for path in sorted((repo / kind).rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                files[f"crawlplan/_resources/{kind}/{path.relative_to(repo / kind).as_posix()}"] = path.read_bytes()
-    return files
+    return package_files(repo / "crawlplan", repo)
 
 
 def build_wheel(repo: Path, out_dir: Path) -> Path:
