@@ -118,16 +118,22 @@ def compare_runs(pipeline, a: Path, b: Path) -> list[str]:
         problems.append(f"datasets differ: {sorted(set(names) ^ set(parquet_datasets(pipeline, b)))}")
     for name in names:
         left, right = (pd.read_parquet(root / name).drop(columns=VOLATILE.get(name, [])) for root in (a, b))
-        if len(left) != len(right) or sorted(left.columns) != sorted(right.columns):
-            problems.append(f"{name}: {len(left)} vs {len(right)} rows, columns {sorted(left.columns)} "
-                            f"vs {sorted(right.columns)}")
-            continue
-        left, right = _canonical(left), _canonical(right[left.columns])
-        try:
-            pd.testing.assert_frame_equal(left, right, check_dtype=False, rtol=1e-9, atol=1e-12)
-        except AssertionError as exc:
-            problems.append(f"{name}: {str(exc).splitlines()[0]} {' '.join(str(exc).split())[:400]}")
+        difference = compare_frames(left, right)
+        if difference:
+            problems.append(f"{name}: {difference}")
     return problems
+
+
+def compare_frames(left: pd.DataFrame, right: pd.DataFrame) -> str:
+    """"" when both hold the same rows (order aside, floats within 1e-9 relative), else the difference."""
+    if len(left) != len(right) or sorted(left.columns) != sorted(right.columns):
+        return f"{len(left)} vs {len(right)} rows, columns {sorted(left.columns)} vs {sorted(right.columns)}"
+    left, right = _canonical(left), _canonical(right[left.columns])
+    try:
+        pd.testing.assert_frame_equal(left, right, check_dtype=False, rtol=1e-9, atol=1e-12)
+    except AssertionError as exc:
+        return f"{str(exc).splitlines()[0]} {' '.join(str(exc).split())[:400]}"
+    return ""
 
 
 def java_missing() -> str:

@@ -2,17 +2,29 @@
 or a shared cluster: a server on 127.0.0.1 (scripts/spark-connect.sh, local[2]) whose Python
 workers cannot import crawlplan, so the package, the models and every file operation have to go
 through the Connect client. Every dataset must equal the local run's, and a relaunch skips every
-node — through `crawlplan run` and through one node's `crawlplan job`."""
+node — through `crawlplan run` and through one node's `crawlplan job`; a job's `spark-submit --remote` entry runs."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 
+import pandas as pd
 import pytest
-from cluster_support import compare_runs, crawlplan, whole_pipeline_runs, write_yaml
+from cluster_support import (
+    REPO,
+    cluster_env,
+    compare_frames,
+    compare_runs,
+    crawlplan,
+    whole_pipeline_runs,
+    write_yaml,
+)
 
 from crawlplan.dag.pipeline import load_pipeline
+from crawlplan.ops.submit import spark_submit_binary
 
 pytestmark = [pytest.mark.slow]
 
@@ -46,3 +58,16 @@ def test_main_pipeline_through_spark_connect_equals_the_local_run(spark_connect,
     assert "up to date" in job.stdout
     after = {p.stem: json.loads(p.read_text()) for p in (out / "_markers").glob("*.json")}
     assert after == markers   # nothing was rewritten
+
+    # a job's spark-submit entry with --remote (its Python gets the remote from spark-submit),
+    # forced to run again: the same rows
+    before = pd.read_parquet(out / "host_stats")
+    cmd = [spark_submit_binary("spark-submit"), "--remote", spark_connect, str(REPO / "jobs" / "host_stats.py"),
+           "--input", str(out), "--output", str(out), "--conf", str(conf_file), "--force"]
+    env = {**cluster_env(), "PYSPARK_DRIVER_PYTHON": sys.executable, "PYSPARK_PYTHON": sys.executable}
+    submitted = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    assert submitted.returncode == 0, submitted.stdout[-3000:] + submitted.stderr[-3000:]
+    assert "host_stats: wrote" in submitted.stdout
+    rerun = json.loads((out / "_markers" / "host_stats.json").read_text())
+    assert rerun["finished_at"] != markers["host_stats"]["finished_at"]      # it ran, through the server
+    assert compare_frames(before, pd.read_parquet(out / "host_stats")) == ""
