@@ -10,7 +10,8 @@
     .venv/bin/python bench/source_loso.py --smoke                # score (2 configurations), table, crawls, folders: 20-host demo's forum
 
 Labelled sites: the two shared documentation mirrors, the five demo forums, and every site of
-scripts/sites.yaml found in data/sites. ``score`` trains each candidate configuration on each
+scripts/sites.yaml found in data/sites; each is a design or a validation site (sites.yaml,
+``split``), and ``score`` / ``table`` end with both sets reported apart (bench/source_splits.py). ``score`` trains each candidate configuration on each
 site's sample (the Apath sampler, ``train_size`` pages) and records the clustering scores on the
 sample and the whole-mirror prediction (every page of the mirror classified by the trained
 sitemap: outlier share, purity). ``table`` does the selection: for each held-out site the one
@@ -68,6 +69,9 @@ CANDIDATES = {
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
 }
+
+
+from source_splits import print_splits  # noqa: E402  (bench/ is on sys.path above)
 
 
 def labelled_sites(only: set[str] | None = None, smoke: bool = False):
@@ -207,6 +211,7 @@ def _print_loso(rows: list[dict]) -> None:
         print(f"| {c} | {sum(goals_met(r) for r in rs)} / {GOALS * len(rs)} | {sum(r['micro_f'] for r in rs) / len(rs):.5f} "
               f"| {min(r['micro_f'] for r in rs):.3f} "
               f"| {sum(r['micro_purity'] for r in rs) / len(rs):.3f} | {max(r['full_outlier_share'] for r in rs):.3f} |")
+    print_splits(rows)
 
 
 def folder_split(only: set[str] | None) -> list[dict]:

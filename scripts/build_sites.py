@@ -43,15 +43,33 @@ class PackageUnavailable(RuntimeError):
     """apt could not fetch the package (no archive access): callers may skip, not fail."""
 
 
+ELSEWHERE = "labelled_elsewhere"   # sites.yaml's list of labelled sites not built from a package
+SPLITS = ("design", "validation")
+
+
 def load_registry(path: Path = REGISTRY) -> dict[str, dict]:
+    """The sites built from packages (every entry of sites.yaml but ``labelled_elsewhere``)."""
     sites = yaml.safe_load(path.read_text())
+    sites.pop(ELSEWHERE, None)
     for site, spec in sites.items():
-        for key in ("package", "doc_root", "base", "page_types"):
+        for key in ("package", "doc_root", "base", "page_types", "family", "split"):
             if not spec.get(key):
                 raise ValueError(f"{path}: site {site} has no {key}")
         if not spec["base"].endswith("/"):
             raise ValueError(f"{path}: site {site}: base must end with '/'")
+        if spec["split"] not in SPLITS:
+            raise ValueError(f"{path}: site {site}: split must be one of {SPLITS}")
     return sites
+
+
+def site_splits(path: Path = REGISTRY) -> dict[str, dict]:
+    """{site: {split, family, added}} for every labelled site: the registry's and ``labelled_elsewhere``."""
+    elsewhere = yaml.safe_load(path.read_text()).get(ELSEWHERE) or {}
+    for site, spec in elsewhere.items():
+        if spec.get("split") not in SPLITS or not spec.get("family"):
+            raise ValueError(f"{path}: {ELSEWHERE}: {site} needs a family and a split in {SPLITS}")
+    every = {**load_registry(path), **elsewhere}
+    return {site: {k: spec.get(k) for k in ("split", "family", "added")} for site, spec in every.items()}
 
 
 def page_type_patterns(spec: dict) -> dict[str, str]:
@@ -122,7 +140,10 @@ def _links(url: str, body: bytes) -> list[str]:
         attr = dict(_LINK_ATTRS)[el.tag]
         target = (el.get(attr) or "").strip()
         if target and not target.startswith(("javascript:", "mailto:", "data:")):
-            out.append(urldefrag(urljoin(page_base, target))[0])
+            try:
+                out.append(urldefrag(urljoin(page_base, target))[0])
+            except ValueError:   # not a URL (e.g. vim's "http://[user@]host"): a reader's browser ignores it too
+                continue
     return out
 
 

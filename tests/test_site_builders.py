@@ -1,9 +1,11 @@
 """Every site of scripts/sites.yaml: a 25-page slice builds from its Debian package, byte-equal on a
-rebuild, in BFS order from the entry page, every page typed by the registry's URL patterns."""
+rebuild, in BFS order from the entry page, every page typed by the registry's URL patterns (one
+test per site builder); and the design / validation split is the rule sites.yaml states."""
 
 from __future__ import annotations
 
 import importlib.util
+import random
 import shutil
 from pathlib import Path
 
@@ -25,7 +27,10 @@ SLICE = 25
 def deb_cache(tmp_path_factory):
     if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
         pytest.skip("apt-get / dpkg-deb not installed: the site builders need Debian's package tools")
-    cache = tmp_path_factory.mktemp("debs")
+    # the builder's own cache (scripts/build_sites.py: data/sites/.debs) when a build has made one,
+    # else a fresh one: the packages are downloaded in one apt run
+    built = REPO / "data" / "sites" / ".debs"
+    cache = built if built.is_dir() else tmp_path_factory.mktemp("debs")
     try:   # one apt run for all packages; a site whose package is missing skips in its test
         build_sites.download_packages(sorted({spec["package"] for spec in REGISTRY.values()}), cache)
     except build_sites.PackageUnavailable:
@@ -41,8 +46,28 @@ def _records(path: Path) -> list[tuple[str, bytes]]:
 
 def test_registry_excludes_reserved_rust_docs():
     packages = {spec["package"] for spec in REGISTRY.values()}
-    assert not any(p.startswith(("rust-", "cargo-")) or p.endswith("-rust-doc") for p in packages)
+    assert not any(p.startswith(("rust-", "cargo-", "librust-")) or p.endswith("-rust-doc") for p in packages)
+    assert not any("rustdoc" in s["generator"].lower() or "mdbook" in s["generator"].lower() for s in REGISTRY.values())
     assert len(REGISTRY) >= 8 and len({spec["generator"] for spec in REGISTRY.values()}) == len(REGISTRY)
+
+
+def test_split_is_the_stated_rule():
+    """sites.yaml's rule: every site labelled before issue 30 is design; of the sites added in
+    issue 30, two drawn with seed 30 are design, the rest validation; at least a third of all
+    labelled sites validate, and several generator families appear only in validation."""
+    splits = build_sites.site_splits()
+    old = sorted(s for s, v in splits.items() if v["added"] != "issue 30")
+    new = sorted(s for s, v in splits.items() if v["added"] == "issue 30")
+    assert len(old) == 16 and len(new) >= 12
+    assert all(splits[s]["split"] == "design" for s in old)
+    drawn = set(random.Random(30).sample(new, 2))
+    assert {s for s in new if splits[s]["split"] == "design"} == drawn
+    validation = [s for s, v in splits.items() if v["split"] == "validation"]
+    assert 3 * len(validation) >= len(splits)
+    design_families = {v["family"] for v in splits.values() if v["split"] == "design"}
+    assert len({splits[s]["family"] for s in validation} - design_families) >= 3
+    new_generators = {REGISTRY[s]["generator"] for s in new}
+    assert len(new_generators) == len(new)
 
 
 @pytest.mark.parametrize("site", sorted(REGISTRY))
@@ -58,7 +83,7 @@ def test_site_slice_builds_deterministically(site, deb_cache, tmp_path):
 
     records = _records(tmp_path / "a" / f"{site}.warc.gz")
     urls = [u for u, _ in records]
-    assert urls[0] == spec["base"] + "index.html"
+    assert urls[0] == spec["base"] + spec.get("entry", "index.html")
     assert len(set(urls)) == len(urls) and all(u.startswith(spec["base"]) for u in urls)
     # BFS: every later page is linked from a page captured before it
     linked: set[str] = set()
