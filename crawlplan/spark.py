@@ -13,6 +13,7 @@ import os
 import sys
 
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 from crawlplan import connect
 from crawlplan.conf import get, section
@@ -100,3 +101,14 @@ def master_of(spark) -> str:
         return str(spark.conf.get("spark.master", "") or "")
     except Exception:  # a Connect server may refuse to show the key
         return ""
+
+
+def spread_rows(spark, rows: list[tuple], schema: str, slices: int):
+    """``rows`` as a frame of ``slices`` partitions of consecutive rows, in order: what
+    ``sparkContext.parallelize(rows, numSlices)`` gave, in a Spark Connect session too (which has
+    no RDDs). A driver-side listing (WARC paths) becomes tasks of a known size this way: a range of
+    row numbers in that many partitions, joined to the rows as a broadcast, which keeps the
+    range's partitioning (no shuffle, no coalescing by AQE)."""
+    numbered = spark.createDataFrame([(i, *row) for i, row in enumerate(rows)], f"_row long, {schema}")
+    spine = spark.range(0, len(rows), 1, max(1, int(slices))).withColumnRenamed("id", "_row")
+    return spine.join(F.broadcast(numbered), "_row").sortWithinPartitions("_row").drop("_row")

@@ -61,7 +61,7 @@ def test_main_pipeline_through_spark_connect_equals_the_local_run(spark_connect,
 
     # a job's spark-submit entry with --remote (its Python gets the remote from spark-submit),
     # forced to run again: the same rows
-    before = pd.read_parquet(out / "host_stats")
+    before = {name: pd.read_parquet(out / name) for name in pipeline.nodes["host_stats"].outputs}
     cmd = [spark_submit_binary("spark-submit"), "--remote", spark_connect, str(REPO / "jobs" / "host_stats.py"),
            "--input", str(out), "--output", str(out), "--conf", str(conf_file), "--force"]
     env = {**cluster_env(), "PYSPARK_DRIVER_PYTHON": sys.executable, "PYSPARK_PYTHON": sys.executable}
@@ -70,4 +70,5 @@ def test_main_pipeline_through_spark_connect_equals_the_local_run(spark_connect,
     assert "host_stats: wrote" in submitted.stdout
     rerun = json.loads((out / "_markers" / "host_stats.json").read_text())
     assert rerun["finished_at"] != markers["host_stats"]["finished_at"]      # it ran, through the server
-    assert compare_frames(before, pd.read_parquet(out / "host_stats")) == ""
+    assert {name: compare_frames(frame, pd.read_parquet(out / name)) for name, frame in before.items()} == \
+        {name: "" for name in before}

@@ -213,3 +213,25 @@ def test_cross_file_duplicates_leave_documents_without_shuffling_the_text(spark)
     plan = outs["documents"]._jdf.queryExecution().executedPlan().toString()
     assert "BroadcastHashJoin" in plan and "hashpartitioning(warc_file" not in plan  # no shuffle of the text
     spark.catalog.clearCache()
+
+
+def test_spread_rows_gives_consecutive_rows_per_partition_like_parallelize(spark):
+    """extract_wide's listing: N WARC paths in ``slices`` tasks of consecutive paths, in order and
+    evenly sized, as ``parallelize(rows, numSlices)`` gave, built without an RDD (Spark Connect has
+    none)."""
+    from pyspark.sql import functions as F
+
+    from crawlplan.spark import spread_rows
+
+    rows = [(f"s3://bucket/f{i:03d}.warc.gz", i) for i in range(23)]
+    frame = spread_rows(spark, rows, "warc_file string, n long", 5)
+    assert frame.columns == ["warc_file", "n"]
+    parts = frame.select(F.spark_partition_id().alias("p"), "warc_file", "n").collect()
+    by_part: dict[int, list[int]] = {}
+    for r in parts:
+        by_part.setdefault(r.p, []).append(r.n)
+    assert sorted(by_part) == list(range(5))
+    assert {len(v) for v in by_part.values()} <= {4, 5}                       # 23 rows in 5 even slices
+    assert all(v == list(range(v[0], v[0] + len(v))) for v in by_part.values())   # consecutive rows
+    assert [(r.warc_file, r.n) for r in parts] == rows
+    assert spread_rows(spark, [], "warc_file string", 3).count() == 0

@@ -3,7 +3,8 @@
 Columns other than the text pass through the Python worker unchanged, so scoring needs no
 join (no shuffle) to get the host keys back. Model files are either read in place from a path
 every executor sees (local disk in local mode, NFS) or shipped with ``SparkContext.addFile``
-(any Hadoop filesystem: local, HDFS, S3A) and found with ``SparkFiles.get`` on the executor.
+(any Hadoop filesystem: local, HDFS, S3A; a Spark Connect session's ``addArtifacts``) and
+found with ``SparkFiles.get`` on the executor.
 """
 
 from __future__ import annotations
@@ -23,12 +24,15 @@ from pyspark.sql import types as T
 from crawlplan.classify.fasttext_model import projection_path
 from crawlplan.classify.models import is_remote, local
 from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN, ModelRef, score_batch
+from crawlplan.filesystems import is_connect
 
 DISTRIBUTE_MODES = ("auto", "shared", "addfile")
 
 
-def choose_distribution(mode: str, refs: list[ModelRef], master: str) -> str:
-    """auto: read in place in local mode with local files, ship with addFile otherwise."""
+def choose_distribution(mode: str, refs: list[ModelRef], master: str, *, connect: bool = False) -> str:
+    """auto: read in place in local mode with local files, ship with addFile otherwise. A Spark
+    Connect session (``connect``) always ships: its server need not see this client's disk, even
+    with a local master."""
     if mode not in DISTRIBUTE_MODES:
         raise ValueError(f"classify.distribute is '{mode}'; expected one of {', '.join(DISTRIBUTE_MODES)}")
     remote = [r.path for r in refs if is_remote(r.path)]
@@ -37,7 +41,7 @@ def choose_distribution(mode: str, refs: list[ModelRef], master: str) -> str:
                          f"remote filesystem; use addfile (or auto)")
     if mode != "auto":
         return mode
-    if remote or not (master or "").startswith("local"):
+    if connect or remote or not (master or "").startswith("local"):
         return "addfile"
     return "shared"
 
@@ -51,9 +55,11 @@ def ship(spark, refs: list[ModelRef], cache_root: str) -> list[ModelRef]:
     one by one: Spark refuses ``addFile`` of a local *folder* when the master is not local. A local
     model folder (transformers) goes as an archive ``<classifier>-<version>.zip``. Remote files and folders
     (hdfs://, s3a://) are added where they are; a remote file whose name another model shares is
-    shipped as its folder when that is named after the classifier (the cache layout).
+    shipped as its folder when that is named after the classifier (the cache layout). A Spark
+    Connect session ships local files as artifacts (``addArtifacts``: found with ``SparkFiles.get``
+    on its workers too) and cannot ship a remote path.
     """
-    sc = spark.sparkContext
+    shipper = _Shipper(spark)
     remote_names = Counter(r.path.rstrip("/").rsplit("/", 1)[-1] for r in refs if is_remote(r.path))
     stage = None
     out = []
@@ -61,18 +67,18 @@ def ship(spark, refs: list[ModelRef], cache_root: str) -> list[ModelRef]:
         try:
             if not is_remote(ref.path):
                 stage = stage or _staging_dir()
-                out.append(_ship_local(sc, ref, stage))
+                out.append(_ship_local(shipper, ref, stage))
                 continue
             name = ref.path.rstrip("/").rsplit("/", 1)[-1]
             parent = ref.path.rsplit("/", 1)[0]
             if ref.spec.kind == "transformer":
-                sc.addFile(ref.path, recursive=True)
+                shipper.add_file(ref.path, recursive=True)
                 out.append(_replace(ref, ship_dir=name))
             elif remote_names[name] == 1:
-                sc.addFile(ref.path)
+                shipper.add_file(ref.path)
                 out.append(_replace(ref, ship_file=name))
             elif parent.rsplit("/", 1)[-1] == ref.spec.name:
-                sc.addFile(parent, recursive=True)
+                shipper.add_file(parent, recursive=True)
                 out.append(_replace(ref, ship_dir=ref.spec.name))
             else:
                 raise ValueError(f"{remote_names[name]} remote model files are named '{name}'; keep them as "
@@ -84,6 +90,31 @@ def ship(spark, refs: list[ModelRef], cache_root: str) -> list[ModelRef]:
     return out
 
 
+class _Shipper:
+    """``addFile`` / ``addArchive`` of the SparkContext, or of a Spark Connect session, which has no
+    SparkContext and ships files from this client's disk as artifacts."""
+
+    def __init__(self, spark):
+        self.spark = spark
+        self.connect = is_connect(spark)
+
+    def add_file(self, path: str, recursive: bool = False) -> None:
+        if self.connect:
+            if is_remote(path):
+                raise ValueError("a Spark Connect session ships models from this client's disk only: copy it to a "
+                                 "local classify.model_dir, or set classify.distribute=shared with a path the "
+                                 "server's workers read (a /Volumes/... path on Databricks)")
+            self.spark.addArtifacts(path, file=True)
+        else:
+            self.spark.sparkContext.addFile(path, recursive=recursive)
+
+    def add_archive(self, path: str) -> None:
+        if self.connect:
+            self.spark.addArtifacts(path, archive=True)
+        else:
+            self.spark.sparkContext.addArchive(path)
+
+
 def _staging_dir() -> str:
     """One folder per user for the staged links: a name, once registered with a SparkContext, must
     keep its path, so a model shipped again (a second run in the same session) reuses its link."""
@@ -92,7 +123,7 @@ def _staging_dir() -> str:
     return path
 
 
-def _ship_local(sc, ref: ModelRef, stage: str) -> ModelRef:
+def _ship_local(shipper: _Shipper, ref: ModelRef, stage: str) -> ModelRef:
     """``<classifier>-<version>--<file>``: the version (a hash of the path and the model's key: its
     pin, or size and mtime) gives a replaced model a new name instead of a stale shipped copy."""
     source = os.path.abspath(local(ref.path).rstrip("/"))
@@ -102,15 +133,15 @@ def _ship_local(sc, ref: ModelRef, stage: str) -> ModelRef:
         archive = prefix + ".zip"
         if not os.path.isfile(archive):
             shutil.move(shutil.make_archive(prefix + ".tmp", "zip", source), archive)
-        sc.addArchive(archive)
+        shipper.add_archive(archive)
         return _replace(ref, ship_dir=os.path.basename(archive))
     staged = f"{prefix}--{os.path.basename(source)}"
     _link_or_copy(source, staged)
-    sc.addFile(staged)
+    shipper.add_file(staged)
     sidecar = projection_path(source, ref.key)
     if os.path.isfile(sidecar):   # a few MB the executors load instead of the 1-4 GB model
         _link_or_copy(sidecar, projection_path(staged, ref.key))
-        sc.addFile(projection_path(staged, ref.key))
+        shipper.add_file(projection_path(staged, ref.key))
     return _replace(ref, ship_file=os.path.basename(staged))
 
 

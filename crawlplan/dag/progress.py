@@ -5,6 +5,10 @@ the tasks of every stage the node has started (finished stages included) instead
 stages active at the moment of a tick. The ETA extrapolates the task completion rate of the
 node's known stages; Spark plans stages job by job, so it is the ETA of the work planned so far
 and says so.
+
+A Spark Connect session has no status tracker (it lives on the server): there the node's
+operations carry a tag named after the node, and the counts come from the progress the server
+streams back with each operation (``registerProgressHandler``), one "job" per operation.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+
+from crawlplan.filesystems import is_connect
 
 
 @dataclass
@@ -59,11 +65,18 @@ class ProgressReporter:
         self._thread: threading.Thread | None = None
         self._started = 0.0
         self.group = f"crawlplan-{node}"
+        self.connect = is_connect(spark)
+        self._operations = ConnectOperations()
 
     def __enter__(self):
         self._started = time.time()
         try:
-            self.spark.sparkContext.setJobGroup(self.group, f"crawlplan node {self.node}", interruptOnCancel=False)
+            if self.connect:
+                self.spark.addTag(self.group)
+                self.spark.registerProgressHandler(self._operations)
+            else:
+                self.spark.sparkContext.setJobGroup(self.group, f"crawlplan node {self.node}",
+                                                    interruptOnCancel=False)
         except Exception:  # progress is best effort
             pass
         if self.every_s > 0:
@@ -76,12 +89,18 @@ class ProgressReporter:
         if self._thread is not None:
             self._thread.join(timeout=2)
         try:
-            self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+            if self.connect:
+                self.spark.removeProgressHandler(self._operations)
+                self.spark.removeTag(self.group)
+            else:
+                self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         except Exception:
             pass
         return False
 
     def detailed(self) -> Snapshot:
+        if self.connect:
+            return self._operations.snapshot()
         tracker = self.spark.sparkContext.statusTracker()
         snap = Snapshot()
         active = set(tracker.getActiveStageIds())
@@ -126,3 +145,29 @@ class ProgressReporter:
             except Exception:  # the tracker is best effort; never break the node for it
                 continue
             self.echo(progress_line(self.node, snap, time.time() - self._started))
+
+
+class ConnectOperations:
+    """The progress a Spark Connect server streams back with each operation: a handler for
+    ``registerProgressHandler`` (called from the thread that runs the operation) whose counts
+    the reporter's thread reads."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._stages: dict[tuple[str, int], tuple[int, int]] = {}
+        self._done: dict[str, bool] = {}
+
+    def __call__(self, stages, inflight_tasks: int, operation_id, done: bool) -> None:
+        op = str(operation_id or "")
+        with self._lock:
+            self._done[op] = self._done.get(op, False) or bool(done)
+            for stage in stages or ():
+                self._stages[(op, int(stage.stage_id))] = (int(stage.num_tasks), int(stage.num_completed_tasks))
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            snap = Snapshot(jobs=len(self._done), jobs_done=sum(self._done.values()))
+            for (op, _), (tasks, completed) in self._stages.items():
+                snap.tasks += tasks
+                snap.tasks_done += tasks if self._done.get(op) else completed   # skipped stages of a done one
+        return snap

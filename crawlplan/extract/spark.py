@@ -21,6 +21,7 @@ from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
 from crawlplan import storage
+from crawlplan.spark import spread_rows
 from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
 from crawlplan.warc.listing import RefusedEntry, resolve_entry, shown
 
@@ -68,8 +69,7 @@ def extract_wide(spark: SparkSession, paths: list[str], settings: ExtractSetting
                  files_per_partition: int) -> DataFrame:
     """All rows of all files; WARC files are spread evenly, ``files_per_partition`` per task."""
     slices = max(1, math.ceil(len(paths) / max(1, files_per_partition)))
-    listing = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=slices)
-    files = spark.createDataFrame(listing, "warc_file string")
+    files = spread_rows(spark, [(p,) for p in paths], "warc_file string", slices)
     return files.mapInArrow(_extract_partition(settings), WIDE_SCHEMA)
 
 

@@ -23,7 +23,9 @@ from crawlplan.classify.registry import SCORE_COLUMNS, load_registry, select
 from crawlplan.classify.scoring import DETAIL_COLUMN, REJECT_COLUMN, TRUNCATED_COLUMN
 from crawlplan.classify.spark_scoring import choose_distribution, score_documents, ship
 from crawlplan.demo.models import train_demo
+from crawlplan.filesystems import is_connect
 from crawlplan.schemas import conform, load_schema
+from crawlplan.spark import master_of
 
 # Carried through the Python worker: what scores and classify_rejects need besides the scores.
 _KEEP = ["record_id", "url", "host", "surt_host_name", "rev_host", "registered_domain", "tld", "crawl",
@@ -53,7 +55,7 @@ def fingerprint(params: dict, conf: dict) -> list:
 def run(ctx) -> dict[str, DataFrame]:
     settings = ClassifySettings.from_params(ctx.params)
     spark = ctx.spark
-    master = spark.sparkContext.master
+    master = master_of(spark)
     specs = select(load_registry(ctx.conf), list(settings.models))
     refs, demo = prepare_models(
         specs, ctx.conf, remote_exists=lambda p: storage.exists(spark, p), echo=print,
@@ -68,7 +70,7 @@ def run(ctx) -> dict[str, DataFrame]:
     if note:
         ctx.note(note)
     refs = [replace(r, engine=settings.engine) for r in refs]
-    mode = choose_distribution(settings.distribute, refs, master)
+    mode = choose_distribution(settings.distribute, refs, master, connect=is_connect(spark))
     if mode == "addfile":
         refs = ship(spark, refs, model_dir(ctx.conf))
 

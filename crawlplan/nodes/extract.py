@@ -42,13 +42,14 @@ from crawlplan.extract.spark import (
     split_outputs,
     with_refused,
 )
+from crawlplan.spark import master_of
 from crawlplan.warc.listing import resolve_inputs
 
 OUTPUTS = ("documents", "rejects", "warc_files")
 
 
 def run(ctx):
-    local = ctx.spark.sparkContext.master.startswith("local")
+    local = master_of(ctx.spark).startswith("local")
     settings = ExtractSettings.from_params(ctx.params, check_packages=local, remote=section(ctx.conf, "remote"))
     base = str(section(ctx.conf, "inputs")["warc_base"])
     per_task = number_setting("extract.files_per_partition", ctx.params["files_per_partition"], integer=True)

@@ -152,19 +152,17 @@ def collect(read: Callable[[str], DataFrame | None], *, max_rows: int, grid_bins
 
 
 def read_markers(spark, out_dir: str) -> list[dict]:
-    """Every ``_markers/<node>.json`` of the run (any Hadoop file system), in finish order."""
-    jvm = spark.sparkContext._jvm
-    path = jvm.org.apache.hadoop.fs.Path(storage.join(out_dir, "_markers"))
-    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
-    if not fs.exists(path):
+    """Every ``_markers/<node>.json`` of the run (any file system ``crawlplan.storage`` reaches), in
+    finish order."""
+    folder = storage.join(out_dir, "_markers")
+    if not storage.is_dir(spark, folder):
         return []
     markers = []
-    for status in fs.listStatus(path):
-        name = status.getPath().getName()
-        if not name.endswith(".json"):
+    for name, is_folder in storage.list_dir(spark, folder):
+        if is_folder or not name.endswith(".json"):
             continue
         try:
-            markers.append(json.loads(storage.read_text(spark, status.getPath().toString()) or "{}"))
+            markers.append(json.loads(storage.read_text(spark, storage.join(folder, name)) or "{}"))
         except ValueError as exc:
             log.warning("report: marker %s is not JSON: %s", name, exc)
     return sorted(markers, key=lambda m: str(m.get("finished_at", "")))

@@ -27,6 +27,7 @@ from pyspark.sql import types as T
 from crawlplan.ccindex.sample import host_name, html_captures
 from crawlplan.conf import Settings
 from crawlplan.schemas import load_schema
+from crawlplan.spark import spread_rows
 from crawlplan.source.features import extract, normalise_url
 from crawlplan.source.mirror import (
     HTML_TYPES,
@@ -131,8 +132,8 @@ def _read_sites(site_mode: str, columns: list[str], limits: ReadLimits, remote: 
 
 def warc_files(spark: SparkSession, paths: list[str]) -> DataFrame:
     """``warc_file, file_index``: one partition per file (a file is the unit of parallelism)."""
-    listing = spark.sparkContext.parallelize([(p, i) for i, p in enumerate(paths)], numSlices=len(paths))
-    return spark.createDataFrame(listing, "warc_file string, file_index long")
+    return spread_rows(spark, [(p, i) for i, p in enumerate(paths)], "warc_file string, file_index long",
+                       len(paths))
 
 
 def count_site_pages(files: DataFrame, site_mode: str, limits: ReadLimits, remote: RetryPolicy) -> DataFrame:
