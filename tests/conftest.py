@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,8 @@ def demo_local_run(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("local-run")
     base = demo_conf(default_demo(tmp_path_factory), root / "models")
+    started = time.monotonic()
     proc = crawlplan("run", "--conf", str(write_yaml(root / "run.yaml", base)), "--out", str(root / "out"), cwd=root)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    print(f"the main pipeline in local mode: {time.monotonic() - started:.0f} s")   # docs/cluster.md quotes it
     return base, root / "out"
