@@ -68,10 +68,12 @@ CANDIDATES = {
     "default, no cut by section (folder_cut off)": {"method": "default", "folder_cut": "off"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
+    "default, no BFS guard (crawl_guard off)": {"method": "default", "crawl_guard": "off"},
+    "default, no file-name kind markers (kind_markers false)": {"method": "default", "kind_markers": False},
 }
 
 
-from source_splits import print_splits  # noqa: E402  (bench/ is on sys.path above)
+from source_splits import print_splits, splits  # noqa: E402  (bench/ is on sys.path above)
 
 
 def labelled_sites(only: set[str] | None = None, smoke: bool = False):
@@ -93,7 +95,7 @@ def labelled_sites(only: set[str] | None = None, smoke: bool = False):
         print(f"data/sites lacks {', '.join(missing)}: run scripts/build_sites.py", file=sys.stderr)
     for site in registry:
         path = SITES_DIR / f"{site}.warc.gz"
-        if path.is_file():
+        if path.is_file() and (not only or site in only):
             raw.update(read_site_pages([str(path)], limits=read_limits()))
     if only:
         raw = {s: p for s, p in raw.items() if s in only}
@@ -250,9 +252,9 @@ def folder_split(only: set[str] | None) -> list[dict]:
             for f in big[1:]:
                 plain[[i for i in members if folders[i] == f]] = fresh
                 fresh += 1
-        guarded = cut_by_folder(labels, sample, min_pts)[0]
+        guarded = cut_by_folder(labels, sample, min_pts, markers=p.learner.kind_markers)[0]
         types = [specs[site].typer(u) for u in sample]
-        by_alpha = {str(a): clustering_scores(types, cut_by_folder(labels, sample, min_pts, alpha=a)[0].tolist(),
+        by_alpha = {str(a): clustering_scores(types, cut_by_folder(labels, sample, min_pts, alpha=a, markers=p.learner.kind_markers)[0].tolist(),
                                               min_pts).get("micro_f") for a in NAMESPACE_LEVELS}
         scored = {how: clustering_scores(types, lab.tolist(), min_pts)
                   for how, lab in (("off", labels), ("plain", plain), ("guarded", guarded))}
@@ -298,6 +300,7 @@ def _print_folder_split(rows: list[dict]) -> None:
 
 
 def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
+    from crawlplan.source.evaluate import gaps_to_bfs
     from crawlplan.source.experiment import SitemapSettings, evaluate_site, feature_mode, train_site
     from crawlplan.source.features import normalise_url
     from crawlplan.source.mirror import build_mirror
@@ -313,7 +316,8 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
         html = {normalise_url(page.url): page.html for page in raw[site] if page.html}
         rows = evaluate_site(mirror, learner, sample, specs[site], p, curves=site_curves, html=html)
         got = {f"{r['task']}/{r['method']}/{r['metric']}": r["value"] for r in rows}
-        summary.append({"site": site, **got})
+        gaps = {f"gap_to_bfs/{task}": g for task, g in gaps_to_bfs(site_curves).items()}
+        summary.append({"site": site, **got, **gaps})
         curves += [{"site": site, **c} for c in site_curves]
         print(site, json.dumps({k: round(v, 3) for k, v in got.items() if k.startswith(("ucc/bfs", "ucc/source/",
                                                                                       "target/"))}), file=sys.stderr)
@@ -322,8 +326,32 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
     return {"summary": summary, "curves": curves}
 
 
+# the never-below-BFS goal: at every budget of the curves, the target crawl's harvest rate and the
+# UCC crawl's recall are at least BFS's minus this (issue 30, item 4)
+BFS_TOLERANCE = 0.02
+
+
 def _print_crawls(summary: list[dict]) -> None:
     f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    _print_crawl_table(summary, f)
+    print("\nWorst gap to BFS over the curves' budgets (SOUrCe minus BFS; goal: >= "
+          f"-{BFS_TOLERANCE}):\n")
+    print("| site | split | target harvest rate (at pages) | UCC recall (at pages) |")
+    print("|---|---|---|---|")
+    split_of, held = splits(), 0
+    for r in summary:
+        cells = []
+        for task in ("target", "ucc"):
+            g = r.get(f"gap_to_bfs/{task}")
+            cells.append("-" if g is None else f"{g[0]:+.3f} ({g[1]})")
+        ok = all(g is None or g[0] >= -BFS_TOLERANCE - 1e-9 for g in (r.get("gap_to_bfs/target"), r.get("gap_to_bfs/ucc")))
+        held += ok
+        print(f"| {r['site']} | {split_of.get(r['site'], {}).get('split', 'unlisted')} | {cells[0]} | {cells[1]} |")
+    print(f"\nnever below BFS - {BFS_TOLERANCE} at any budget (target harvest rate and UCC recall): "
+          f"{held} / {len(summary)} sites")
+
+
+def _print_crawl_table(summary: list[dict], f) -> None:
     print("| site | clustering micro-F SOUrCe / MDL / iRobot | iRobot clusters | UCC VR BFS / SOUrCe / iRobot "
           "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target HR ceiling | target recall SOUrCe "
           "| SOUrCe's own hit rate |")
@@ -387,6 +415,8 @@ def main() -> int:
                     help="required but with --smoke (score, table, crawls, folders on a small site)")
     ap.add_argument("--configs", default="", help="';'-separated subset of the candidates")
     ap.add_argument("--sites", default="", help="comma-separated subset of the labelled sites")
+    ap.add_argument("--split", default="", choices=("", "design", "validation"),
+                    help="only the design or the validation sites (scripts/sites.yaml)")
     ap.add_argument("--results", type=Path, default=RESULTS / "source_loso.json")
     ap.add_argument("--png", type=Path, default=None, help="crawls: also draw the curves")
     ap.add_argument("--config", default="default", choices=list(CANDIDATES), help="crawls: the configuration")
@@ -397,6 +427,9 @@ def main() -> int:
     if not args.what:
         ap.error("give score, table, crawls, plot or folders (or --smoke)")
     only = {s for s in args.sites.split(",") if s} or None
+    if args.split:   # the sites sites.yaml (or labelled_elsewhere) puts in that split
+        in_split = {s for s, v in splits().items() if v["split"] == args.split}
+        only = in_split if only is None else only & in_split
     if args.what == "score":
         names = [c.strip() for c in args.configs.split(";") if c.strip()] or list(CANDIDATES)
         unknown = [c for c in names if c not in CANDIDATES]

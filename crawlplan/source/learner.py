@@ -31,7 +31,7 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/3"   # 2: the sample yields a target crawl ranks hubs by; 3: the cuts by section
+FORMAT = "crawlplan.sitemap/4"   # 2: the sample yields a target crawl ranks hubs by; 3: the cuts by section; 4: crawl_guard, kind_markers
 
 
 class SitemapLearner(LearnerParams):
@@ -96,13 +96,14 @@ class SitemapLearner(LearnerParams):
         labels = self._attach_noise(Xv, self._cluster(Xv))
         self.url_merged_ = 0
         if urls is not None and self.url_merge_ > 0:
-            merged = merge_by_url_kind(labels, urls, self.url_merge_)
+            merged = merge_by_url_kind(labels, urls, self.url_merge_, markers=self.kind_markers)
             self.url_merged_ = len(set(labels.tolist())) - len(set(merged.tolist()))
             labels = merged
         self.folder_root_, self.folder_cuts_ = "/", {}
         if urls is not None and self.folder_cut_ == "sections":
             self.folder_root_ = folder_root(urls)
-            labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_)
+            labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_,
+                                                      markers=self.kind_markers)
         self.labels_ = labels
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))

@@ -63,6 +63,7 @@ from dataclasses import dataclass
 
 from crawlplan.conf import Settings, settings_from
 from crawlplan.source.features import XPATH_CLASS_MODES
+from crawlplan.source.guard import GUARDS
 from crawlplan.source.target import TARGET_SCORES
 from crawlplan.source.url_kinds import MOSTLY
 
@@ -100,6 +101,9 @@ class LearnerSettings(Settings):
     url_merge: float | None
     target_score: str | None
     folder_cut: str | None
+    crawl_guard: str | None
+    crawl_guard_slack: float
+    kind_markers: bool
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -212,6 +216,15 @@ class LearnerParams:
         return "off" if self.method == "paper" else "sections"
 
     @property
+    def crawl_guard_(self) -> str:
+        """``bfs``: a UCC or target crawl takes BFS's next page whenever its own verdict on what
+        it has gained falls behind what BFS would have gained by then (:mod:`guard`); ``off``:
+        the score-ordered crawl alone (the paper)."""
+        if self.crawl_guard is not None:
+            return self.crawl_guard
+        return "off" if self.method == "paper" else "bfs"
+
+    @property
     def eps_rule_(self) -> str:
         return self.eps_rule or ("histogram" if self.method == "paper" else "select")
 
@@ -223,7 +236,8 @@ class LearnerParams:
                    "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select")),
                    "target_url": (self.target_url_, TARGET_URL_MODES),
                    "target_score": (self.target_score_, TARGET_SCORES),
-                   "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES)}
+                   "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
+                   "crawl_guard": (self.crawl_guard_, GUARDS)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -237,11 +251,16 @@ class LearnerParams:
             raise ValueError(f"noise_radius must be >= 0 (a multiple of eps), got {self.noise_radius!r}")
         if not isinstance(self.target_feedback_, (int, float)) or not self.target_feedback_ >= 0:
             raise ValueError(f"target_feedback must be >= 0 (pages), got {self.target_feedback!r}")
+        if isinstance(self.crawl_guard_slack, bool) or not isinstance(self.crawl_guard_slack, (int, float)) \
+                or not 0 <= self.crawl_guard_slack <= 1:
+            raise ValueError(f"crawl_guard_slack must be in [0, 1] (gain per fetch), got {self.crawl_guard_slack!r}")
         if not isinstance(self.max_df, (int, float)) or isinstance(self.max_df, bool) or not 0 < self.max_df <= 1:
             raise ValueError(f"max_df must be in (0, 1] (a share of the sample's pages), got {self.max_df!r}")
         if not isinstance(self.url_merge_, (int, float)) or isinstance(self.url_merge_, bool) \
                 or not (self.url_merge_ == 0 or 0.5 < self.url_merge_ <= 1):
             raise ValueError(f"url_merge must be 0 (off) or a share in (0.5, 1], got {self.url_merge!r}")
+        if not isinstance(self.kind_markers, bool):
+            raise ValueError(f"kind_markers must be true or false, got {self.kind_markers!r}")
         if not isinstance(self.binary_tf, bool):
             raise ValueError(f"binary_tf must be true or false, got {self.binary_tf!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
