@@ -68,8 +68,11 @@ CANDIDATES = {
     "default, no cut by section (folder_cut off)": {"method": "default", "folder_cut": "off"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
+    "default, targets per fetch (target_score rate)": {"method": "default", "target_score": "rate"},
     "default, no BFS guard (crawl_guard off)": {"method": "default", "crawl_guard": "off"},
     "default, no file-name kind markers (kind_markers false)": {"method": "default", "kind_markers": False},
+    "default, link context on a one-template site (link_context flat)": {"method": "default", "link_context": "flat"},
+    "default, minimum cluster share 2% (min_cluster_share 0.02)": {"method": "default", "min_cluster_share": 0.02},
 }
 
 

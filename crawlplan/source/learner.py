@@ -21,6 +21,7 @@ from scipy import sparse
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import extract
+from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
     cut_by_folder,
@@ -93,7 +94,15 @@ class SitemapLearner(LearnerParams):
         self.n_features_ = len(self.vocabulary_)
         Xv = self.transform(bags)
         self.train_vectors_ = Xv
-        labels = self._attach_noise(Xv, self._cluster(Xv))
+        labels = self._cluster(Xv)
+        if self.min_cluster_share_ > 0:   # a cluster this small is a variant of a kind: noise, attached below
+            labels = absorb_small_clusters(labels, self.min_cluster_share_)
+        labels = self._attach_noise(Xv, labels)
+        if urls is not None and links is None:
+            links = [getattr(x, "links", []) for x in X]
+        self.link_split_ = 0
+        if urls is not None and self.link_context_ == "flat":
+            labels, self.link_split_ = flat_site_labels(labels, urls, links, self._cluster_bags, resolve=resolve)
         self.url_merged_ = 0
         if urls is not None and self.url_merge_ > 0:
             merged = merge_by_url_kind(labels, urls, self.url_merge_, markers=self.kind_markers)
@@ -112,10 +121,15 @@ class SitemapLearner(LearnerParams):
         if urls is not None:
             self.url_kind_clusters_ = url_kind_clusters(urls, self.structural(self.labels_).tolist())
             self.url_families_ = prefix_counts(self.url_kind_clusters_)
-            if links is None:
-                links = [getattr(x, "links", []) for x in X]
             self.fit_navigation(urls, links, resolve=resolve)
         return self
+
+    def _cluster_bags(self, bags) -> np.ndarray:
+        """This learner's clustering (features, eps, DBSCAN, noise rule) of other bags: the
+        link-context bags of ``link_context: flat``."""
+        plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0,
+                                    folder_cut="off")
+        return type(self)(plain).fit(bags).labels_
 
     def _cluster(self, Xv) -> np.ndarray:
         n = Xv.shape[0]

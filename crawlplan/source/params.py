@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from crawlplan.conf import Settings, settings_from
 from crawlplan.source.features import XPATH_CLASS_MODES
 from crawlplan.source.guard import GUARDS
+from crawlplan.source.link_context import LINK_CONTEXT_MODES
 from crawlplan.source.target import TARGET_SCORES
 from crawlplan.source.url_kinds import MOSTLY
 
@@ -104,6 +105,8 @@ class LearnerSettings(Settings):
     crawl_guard: str | None
     crawl_guard_slack: float
     kind_markers: bool
+    link_context: str | None
+    min_cluster_share: float | None
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -197,7 +200,7 @@ class LearnerParams:
         links (counted by URL when the target is the example's URL family)."""
         if self.target_score is not None:
             return self.target_score
-        return "paper" if self.method == "paper" else "rate"
+        return "paper"   # both methods: rate and yield helped the design sites only (issue 30, docs/source.md)
 
     @property
     def url_merge_(self) -> float:
@@ -214,6 +217,23 @@ class LearnerParams:
         if self.folder_cut is not None:
             return self.folder_cut
         return "off" if self.method == "paper" else "sections"
+
+    @property
+    def link_context_(self) -> str:
+        """``flat``: a cluster holding nearly the whole sample (one template) is re-clustered by
+        the navigation-table rows that link its pages (:func:`link_context.flat_site_labels`);
+        ``off``: structure only."""
+        if self.link_context is not None:
+            return self.link_context
+        return "off"
+
+    @property
+    def min_cluster_share_(self) -> float:
+        """Clusters under this share of the sample become noise for the noise rule to attach
+        (:func:`link_context.absorb_small_clusters`); 0 keeps every DBSCAN cluster (the paper)."""
+        if self.min_cluster_share is not None:
+            return float(self.min_cluster_share)
+        return 0.0
 
     @property
     def crawl_guard_(self) -> str:
@@ -237,7 +257,8 @@ class LearnerParams:
                    "target_url": (self.target_url_, TARGET_URL_MODES),
                    "target_score": (self.target_score_, TARGET_SCORES),
                    "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
-                   "crawl_guard": (self.crawl_guard_, GUARDS)}
+                   "crawl_guard": (self.crawl_guard_, GUARDS),
+                   "link_context": (self.link_context_, LINK_CONTEXT_MODES)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -259,6 +280,8 @@ class LearnerParams:
         if not isinstance(self.url_merge_, (int, float)) or isinstance(self.url_merge_, bool) \
                 or not (self.url_merge_ == 0 or 0.5 < self.url_merge_ <= 1):
             raise ValueError(f"url_merge must be 0 (off) or a share in (0.5, 1], got {self.url_merge!r}")
+        if isinstance(self.min_cluster_share_, bool) or not 0 <= self.min_cluster_share_ < 1:
+            raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if not isinstance(self.kind_markers, bool):
             raise ValueError(f"kind_markers must be true or false, got {self.kind_markers!r}")
         if not isinstance(self.binary_tf, bool):
