@@ -59,6 +59,7 @@ CANDIDATES = {
     "default, target feedback off (0)": {"method": "default", "target_feedback": 0},
     "default, target feedback 2": {"method": "default", "target_feedback": 2},
     "default, target feedback 20": {"method": "default", "target_feedback": 20},
+    "default, target feedback 5 (the default until issue 30)": {"method": "default", "target_feedback": 5},
     "default, full Balance (balance_weight 1)": {"method": "default", "balance_weight": 1},
     "default, balance_weight 0.25": {"method": "default", "balance_weight": 0.25},
     "default, structure-only target (target_url off)": {"method": "default", "target_url": "off"},
@@ -70,7 +71,9 @@ CANDIDATES = {
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
     "default, targets per fetch (target_score rate)": {"method": "default", "target_score": "rate"},
     "default, no BFS guard (crawl_guard off)": {"method": "default", "crawl_guard": "off"},
-    "default, no file-name kind markers (kind_markers false)": {"method": "default", "kind_markers": False},
+    "default, no file-name kind markers (kind_markers off)": {"method": "default", "kind_markers": "off"},
+    "default, kind markers in the clusters only (kind_markers clusters)": {"method": "default", "kind_markers": "clusters"},
+    "default, kind markers in the target family only (kind_markers target)": {"method": "default", "kind_markers": "target"},
     "default, link context on a one-template site (link_context flat)": {"method": "default", "link_context": "flat"},
     "default, minimum cluster share 2% (min_cluster_share 0.02)": {"method": "default", "min_cluster_share": 0.02},
 }
@@ -232,6 +235,7 @@ def folder_split(only: set[str] | None) -> list[dict]:
 
     from crawlplan.source.evaluate import clustering_scores
     from crawlplan.source.experiment import SitemapSettings, feature_mode, train_site
+    from crawlplan.source.learner import SitemapLearner
     from crawlplan.source.mirror import build_mirror
     from crawlplan.source.url_kinds import cut_by_folder
 
@@ -255,9 +259,9 @@ def folder_split(only: set[str] | None) -> list[dict]:
             for f in big[1:]:
                 plain[[i for i in members if folders[i] == f]] = fresh
                 fresh += 1
-        guarded = cut_by_folder(labels, sample, min_pts, markers=p.learner.kind_markers)[0]
+        guarded = cut_by_folder(labels, sample, min_pts, markers=SitemapLearner(p.learner).markers_in_clusters_)[0]
         types = [specs[site].typer(u) for u in sample]
-        by_alpha = {str(a): clustering_scores(types, cut_by_folder(labels, sample, min_pts, alpha=a, markers=p.learner.kind_markers)[0].tolist(),
+        by_alpha = {str(a): clustering_scores(types, cut_by_folder(labels, sample, min_pts, alpha=a, markers=SitemapLearner(p.learner).markers_in_clusters_)[0].tolist(),
                                               min_pts).get("micro_f") for a in NAMESPACE_LEVELS}
         scored = {how: clustering_scores(types, lab.tolist(), min_pts)
                   for how, lab in (("off", labels), ("plain", plain), ("guarded", guarded))}

@@ -105,14 +105,14 @@ class SitemapLearner(LearnerParams):
             labels, self.link_split_ = flat_site_labels(labels, urls, links, self._cluster_bags, resolve=resolve)
         self.url_merged_ = 0
         if urls is not None and self.url_merge_ > 0:
-            merged = merge_by_url_kind(labels, urls, self.url_merge_, markers=self.kind_markers)
+            merged = merge_by_url_kind(labels, urls, self.url_merge_, markers=self.markers_in_clusters_)
             self.url_merged_ = len(set(labels.tolist())) - len(set(merged.tolist()))
             labels = merged
         self.folder_root_, self.folder_cuts_ = "/", {}
         if urls is not None and self.folder_cut_ == "sections":
             self.folder_root_ = folder_root(urls)
             labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_,
-                                                      markers=self.kind_markers)
+                                                      markers=self.markers_in_clusters_)
         self.labels_ = labels
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))

@@ -69,6 +69,9 @@ from crawlplan.source.target import TARGET_SCORES
 from crawlplan.source.url_kinds import MOSTLY
 
 METHODS = ("default", "paper")
+# where file-name kind markers name a kind of page: in the clusters (url_merge, folder_cut's guard),
+# in the target crawl's example family, both, or nowhere
+KIND_MARKER_USES = ("all", "clusters", "target", "off")
 TARGET_URL_MODES = ("off", "family")
 FOLDER_CUT_MODES = ("off", "sections")
 
@@ -104,7 +107,7 @@ class LearnerSettings(Settings):
     folder_cut: str | None
     crawl_guard: str | None
     crawl_guard_slack: float
-    kind_markers: bool
+    kind_markers: str
     link_context: str | None
     min_cluster_share: float | None
 
@@ -172,7 +175,7 @@ class LearnerParams:
         update; 0 = the paper's fixed scores."""
         if self.target_feedback is not None:
             return float(self.target_feedback)
-        return 0.0 if self.method == "paper" else 5.0
+        return 0.0   # both methods: the online update lowered the validation harvest (issue 30, docs/source.md)
 
     @property
     def balance_weight_(self) -> float:
@@ -217,6 +220,17 @@ class LearnerParams:
         if self.folder_cut is not None:
             return self.folder_cut
         return "off" if self.method == "paper" else "sections"
+
+    @property
+    def markers_in_clusters_(self) -> bool:
+        """Whether file-name kind markers name kinds for ``url_merge`` and ``folder_cut``."""
+        return self.kind_markers in ("all", "clusters")
+
+    @property
+    def markers_in_target_(self) -> bool:
+        """Whether the target crawl's example family is narrowed by kind markers (and found by
+        them in a folder that holds the whole site)."""
+        return self.kind_markers in ("all", "target")
 
     @property
     def link_context_(self) -> str:
@@ -282,8 +296,8 @@ class LearnerParams:
             raise ValueError(f"url_merge must be 0 (off) or a share in (0.5, 1], got {self.url_merge!r}")
         if isinstance(self.min_cluster_share_, bool) or not 0 <= self.min_cluster_share_ < 1:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
-        if not isinstance(self.kind_markers, bool):
-            raise ValueError(f"kind_markers must be true or false, got {self.kind_markers!r}")
+        if self.kind_markers not in KIND_MARKER_USES:
+            raise ValueError(f"kind_markers must be one of {', '.join(KIND_MARKER_USES)}, got {self.kind_markers!r}")
         if not isinstance(self.binary_tf, bool):
             raise ValueError(f"binary_tf must be true or false, got {self.binary_tf!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):

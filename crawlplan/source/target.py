@@ -221,7 +221,7 @@ def example_family(learner, example: str | None, target: int | None = None) -> E
     total, in_folder = sum(sum(p.values()) for p in families.values()), sum(folder.values())
     if not total:
         return None
-    if not getattr(learner, "kind_markers", True):   # the folder alone names the kind
+    if not getattr(learner, "markers_in_target_", True):   # the folder alone names the kind
         return ExampleFamily(family) if in_folder / total <= FAMILY_MAX_SHARE else None
     if in_folder / total > FAMILY_MAX_SHARE:
         return _kind_in_whole_site_folder(learner, family, folder, example, target)
