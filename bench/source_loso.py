@@ -74,6 +74,7 @@ CANDIDATES = {
     "default, no file-name kind markers (kind_markers off)": {"method": "default", "kind_markers": "off"},
     "default, kind markers in the clusters only (kind_markers clusters)": {"method": "default", "kind_markers": "clusters"},
     "default, kind markers in the target family only (kind_markers target)": {"method": "default", "kind_markers": "target"},
+    "default, kind markers in the clusters and the target family (kind_markers all)": {"method": "default", "kind_markers": "all"},
     "default, link context on a one-template site (link_context flat)": {"method": "default", "link_context": "flat"},
     "default, minimum cluster share 2% (min_cluster_share 0.02)": {"method": "default", "min_cluster_share": 0.02},
 }
