@@ -80,7 +80,7 @@ CANDIDATES = {
 }
 
 
-from source_splits import print_splits, splits  # noqa: E402  (bench/ is on sys.path above)
+from source_splits import print_rule, print_splits, splits  # noqa: E402  (bench/ is on sys.path above)
 
 
 def labelled_sites(only: set[str] | None = None, smoke: bool = False):
@@ -221,6 +221,7 @@ def _print_loso(rows: list[dict]) -> None:
               f"| {min(r['micro_f'] for r in rs):.3f} "
               f"| {sum(r['micro_purity'] for r in rs) / len(rs):.3f} | {max(r['full_outlier_share'] for r in rs):.3f} |")
     print_splits(rows)
+    print_rule(rows)
 
 
 def folder_split(only: set[str] | None) -> list[dict]:
