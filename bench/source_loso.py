@@ -80,7 +80,7 @@ CANDIDATES = {
 }
 
 
-from source_splits import print_rule, print_splits, splits  # noqa: E402  (bench/ is on sys.path above)
+from source_splits import print_gaps, print_rule, print_splits, splits  # noqa: E402  (bench/ is on sys.path above)
 
 
 def labelled_sites(only: set[str] | None = None, smoke: bool = False):
@@ -335,29 +335,10 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
     return {"summary": summary, "curves": curves}
 
 
-# the never-below-BFS goal: at every budget of the curves, the target crawl's harvest rate and the
-# UCC crawl's recall are at least BFS's minus this (issue 30, item 4)
-BFS_TOLERANCE = 0.02
-
-
 def _print_crawls(summary: list[dict]) -> None:
     f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
     _print_crawl_table(summary, f)
-    print("\nWorst gap to BFS over the curves' budgets (SOUrCe minus BFS; goal: >= "
-          f"-{BFS_TOLERANCE}):\n")
-    print("| site | split | target harvest rate (at pages) | UCC recall (at pages) |")
-    print("|---|---|---|---|")
-    split_of, held = splits(), 0
-    for r in summary:
-        cells = []
-        for task in ("target", "ucc"):
-            g = r.get(f"gap_to_bfs/{task}")
-            cells.append("-" if g is None else f"{g[0]:+.3f} ({g[1]})")
-        ok = all(g is None or g[0] >= -BFS_TOLERANCE - 1e-9 for g in (r.get("gap_to_bfs/target"), r.get("gap_to_bfs/ucc")))
-        held += ok
-        print(f"| {r['site']} | {split_of.get(r['site'], {}).get('split', 'unlisted')} | {cells[0]} | {cells[1]} |")
-    print(f"\nnever below BFS - {BFS_TOLERANCE} at any budget (target harvest rate and UCC recall): "
-          f"{held} / {len(summary)} sites")
+    print_gaps(summary)
 
 
 def _print_crawl_table(summary: list[dict], f) -> None:

@@ -123,3 +123,26 @@ def print_rule(rows: list[dict], default: str = "default", split_of: dict[str, d
         print(f"| {config} | {pair('micro_f')} | {pair('target/source/harvest_rate')} | {pair('ucc/source/valid_ratio')} "
               f"| {'; '.join(d['a_lower']) or '-'} | {'; '.join(d['b_lower']) or '-'} "
               f"| {'yes' if d['passes'] else 'no'} | {'yes' if c['passes'] else 'no'} |")
+
+
+# the never-below-BFS goal: at every budget of the curves, the target crawl's harvest rate and the
+# UCC crawl's recall are at least BFS's minus this (issue 30, item 4)
+BFS_TOLERANCE = 0.02
+
+
+def print_gaps(summary: list[dict], split_of: dict[str, dict] | None = None) -> None:
+    """Per site of a ``source_loso.py crawls`` run, the worst gap to BFS over the curves' budgets
+    (``gap_to_bfs/<task>``: ``evaluate.gaps_to_bfs``), and on how many sites it is within the goal."""
+    split_of = splits() if split_of is None else split_of
+    print("\nWorst gap to BFS over the curves' budgets (SOUrCe minus BFS; goal: >= "
+          f"-{BFS_TOLERANCE}):\n")
+    print("| site | split | target harvest rate (at pages) | UCC recall (at pages) |")
+    print("|---|---|---|---|")
+    held = 0
+    for r in summary:
+        gaps = [r.get(f"gap_to_bfs/{task}") for task in ("target", "ucc")]
+        cells = ["-" if g is None else f"{g[0]:+.3f} ({g[1]})" for g in gaps]
+        held += all(g is None or g[0] >= -BFS_TOLERANCE - 1e-9 for g in gaps)
+        print(f"| {r['site']} | {split_of.get(r['site'], {}).get('split', 'unlisted')} | {cells[0]} | {cells[1]} |")
+    print(f"\nnever below BFS - {BFS_TOLERANCE} at any budget (target harvest rate and UCC recall): "
+          f"{held} / {len(summary)} sites")
