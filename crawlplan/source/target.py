@@ -2,7 +2,7 @@
 crawl that wants pages of one kind (SOUrCe section 4.3), and the example page's URL family.
 
 Three scores (``target_score``): the paper's blend of P(C_t | row) and a HITS hub score, the
-same blend with hubs by the distinct target links a page yields, and the default ``rate`` —
+same blend with hubs by the distinct target links a page yields, and ``rate`` (the default until issue 30) —
 the targets gained per page fetched, which puts a hub page and a likely target on one scale.
 """
 
@@ -32,7 +32,7 @@ class TargetFeedback:
 
     The paper scores a row once, from the sample: alpha P(C_t | C_i, x) + (1 - alpha)
     sum_j P(C_j | C_i, x) h_j (``target_score`` paper; ``yield``: the same with
-    :func:`hub_worth`'s yields for h; ``rate``, the default: :meth:`value`). A sample of a few
+    :func:`hub_worth`'s yields for h; ``rate``, the default until issue 30: :meth:`value`). A sample of a few
     hundred pages sees each row a few times, so a row that leads to the target cluster
     *sometimes* (a Sphinx toctree, a forum's sidebar) keeps outranking hub pages that lead there
     reliably. Here P(C_t | row) is a Beta-style estimate:
