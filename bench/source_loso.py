@@ -59,6 +59,7 @@ CANDIDATES = {
     "default, target feedback off (0)": {"method": "default", "target_feedback": 0},
     "default, target feedback 2": {"method": "default", "target_feedback": 2},
     "default, target feedback 20": {"method": "default", "target_feedback": 20},
+    "default, target feedback 5 (the default until issue 30)": {"method": "default", "target_feedback": 5},
     "default, full Balance (balance_weight 1)": {"method": "default", "balance_weight": 1},
     "default, balance_weight 0.25": {"method": "default", "balance_weight": 0.25},
     "default, structure-only target (target_url off)": {"method": "default", "target_url": "off"},
@@ -68,10 +69,18 @@ CANDIDATES = {
     "default, no cut by section (folder_cut off)": {"method": "default", "folder_cut": "off"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
+    "default, targets per fetch (target_score rate)": {"method": "default", "target_score": "rate"},
+    "default, no BFS guard (crawl_guard off)": {"method": "default", "crawl_guard": "off"},
+    "default, no file-name kind markers (kind_markers off)": {"method": "default", "kind_markers": "off"},
+    "default, kind markers in the clusters only (kind_markers clusters)": {"method": "default", "kind_markers": "clusters"},
+    "default, kind markers in the target family only (kind_markers target)": {"method": "default", "kind_markers": "target"},
+    "default, kind markers in the clusters and the target family (kind_markers all)": {"method": "default", "kind_markers": "all"},
+    "default, link context on a one-template site (link_context flat)": {"method": "default", "link_context": "flat"},
+    "default, minimum cluster share 2% (min_cluster_share 0.02)": {"method": "default", "min_cluster_share": 0.02},
 }
 
 
-from source_splits import print_splits  # noqa: E402  (bench/ is on sys.path above)
+from source_splits import print_gaps, print_rule, print_splits, splits  # noqa: E402  (bench/ is on sys.path above)
 
 
 def labelled_sites(only: set[str] | None = None, smoke: bool = False):
@@ -93,7 +102,7 @@ def labelled_sites(only: set[str] | None = None, smoke: bool = False):
         print(f"data/sites lacks {', '.join(missing)}: run scripts/build_sites.py", file=sys.stderr)
     for site in registry:
         path = SITES_DIR / f"{site}.warc.gz"
-        if path.is_file():
+        if path.is_file() and (not only or site in only):
             raw.update(read_site_pages([str(path)], limits=read_limits()))
     if only:
         raw = {s: p for s, p in raw.items() if s in only}
@@ -212,6 +221,7 @@ def _print_loso(rows: list[dict]) -> None:
               f"| {min(r['micro_f'] for r in rs):.3f} "
               f"| {sum(r['micro_purity'] for r in rs) / len(rs):.3f} | {max(r['full_outlier_share'] for r in rs):.3f} |")
     print_splits(rows)
+    print_rule(rows)
 
 
 def folder_split(only: set[str] | None) -> list[dict]:
@@ -227,6 +237,7 @@ def folder_split(only: set[str] | None) -> list[dict]:
 
     from crawlplan.source.evaluate import clustering_scores
     from crawlplan.source.experiment import SitemapSettings, feature_mode, train_site
+    from crawlplan.source.learner import SitemapLearner
     from crawlplan.source.mirror import build_mirror
     from crawlplan.source.url_kinds import cut_by_folder
 
@@ -250,9 +261,9 @@ def folder_split(only: set[str] | None) -> list[dict]:
             for f in big[1:]:
                 plain[[i for i in members if folders[i] == f]] = fresh
                 fresh += 1
-        guarded = cut_by_folder(labels, sample, min_pts)[0]
+        guarded = cut_by_folder(labels, sample, min_pts, markers=SitemapLearner(p.learner).markers_in_clusters_)[0]
         types = [specs[site].typer(u) for u in sample]
-        by_alpha = {str(a): clustering_scores(types, cut_by_folder(labels, sample, min_pts, alpha=a)[0].tolist(),
+        by_alpha = {str(a): clustering_scores(types, cut_by_folder(labels, sample, min_pts, alpha=a, markers=SitemapLearner(p.learner).markers_in_clusters_)[0].tolist(),
                                               min_pts).get("micro_f") for a in NAMESPACE_LEVELS}
         scored = {how: clustering_scores(types, lab.tolist(), min_pts)
                   for how, lab in (("off", labels), ("plain", plain), ("guarded", guarded))}
@@ -298,6 +309,7 @@ def _print_folder_split(rows: list[dict]) -> None:
 
 
 def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
+    from crawlplan.source.evaluate import gaps_to_bfs
     from crawlplan.source.experiment import SitemapSettings, evaluate_site, feature_mode, train_site
     from crawlplan.source.features import normalise_url
     from crawlplan.source.mirror import build_mirror
@@ -313,7 +325,8 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
         html = {normalise_url(page.url): page.html for page in raw[site] if page.html}
         rows = evaluate_site(mirror, learner, sample, specs[site], p, curves=site_curves, html=html)
         got = {f"{r['task']}/{r['method']}/{r['metric']}": r["value"] for r in rows}
-        summary.append({"site": site, **got})
+        gaps = {f"gap_to_bfs/{task}": g for task, g in gaps_to_bfs(site_curves).items()}
+        summary.append({"site": site, **got, **gaps})
         curves += [{"site": site, **c} for c in site_curves]
         print(site, json.dumps({k: round(v, 3) for k, v in got.items() if k.startswith(("ucc/bfs", "ucc/source/",
                                                                                       "target/"))}), file=sys.stderr)
@@ -324,6 +337,11 @@ def crawls(config: dict, only: set[str] | None, png: Path | None) -> list[dict]:
 
 def _print_crawls(summary: list[dict]) -> None:
     f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    _print_crawl_table(summary, f)
+    print_gaps(summary)
+
+
+def _print_crawl_table(summary: list[dict], f) -> None:
     print("| site | clustering micro-F SOUrCe / MDL / iRobot | iRobot clusters | UCC VR BFS / SOUrCe / iRobot "
           "| UCC recall BFS / SOUrCe / iRobot | target HR BFS / SOUrCe / TPM | target HR ceiling | target recall SOUrCe "
           "| SOUrCe's own hit rate |")
@@ -387,6 +405,8 @@ def main() -> int:
                     help="required but with --smoke (score, table, crawls, folders on a small site)")
     ap.add_argument("--configs", default="", help="';'-separated subset of the candidates")
     ap.add_argument("--sites", default="", help="comma-separated subset of the labelled sites")
+    ap.add_argument("--split", default="", choices=("", "design", "validation"),
+                    help="only the design or the validation sites (scripts/sites.yaml)")
     ap.add_argument("--results", type=Path, default=RESULTS / "source_loso.json")
     ap.add_argument("--png", type=Path, default=None, help="crawls: also draw the curves")
     ap.add_argument("--config", default="default", choices=list(CANDIDATES), help="crawls: the configuration")
@@ -397,6 +417,9 @@ def main() -> int:
     if not args.what:
         ap.error("give score, table, crawls, plot or folders (or --smoke)")
     only = {s for s in args.sites.split(",") if s} or None
+    if args.split:   # the sites sites.yaml (or labelled_elsewhere) puts in that split
+        in_split = {s for s, v in splits().items() if v["split"] == args.split}
+        only = in_split if only is None else only & in_split
     if args.what == "score":
         names = [c.strip() for c in args.configs.split(";") if c.strip()] or list(CANDIDATES)
         unknown = [c for c in names if c not in CANDIDATES]

@@ -45,7 +45,7 @@ def test_one_template_over_sections_is_cut_largest_section_keeps_the_label():
                                                                                      f"{BASE}/bugs.html"]
     urls += _pages("_modules", 8)
     labels = np.array([0] * 24 + [1] * 8)
-    cut, cuts = cut_by_folder(labels, urls, min_pts=4)
+    cut, cuts = cut_by_folder(labels, urls, min_pts=4, markers=True)
     assert cut[:12].tolist() == [0] * 12                # library: the largest section keeps 0
     assert set(cut[12:18].tolist()) == {2} and set(cut[18:22].tolist()) == {3}
     assert cut[22:24].tolist() == [0, 0]                # small sections stay with the cluster
@@ -65,7 +65,7 @@ def test_namespaces_of_one_kind_stay_whole():
     urls += [f"https://junit.example.org/javadoc/index-{i}.html" for i in range(5)]
     labels += [1] * 5
     labels = np.array(labels)
-    cut, cuts = cut_by_folder(labels, urls, min_pts=4)
+    cut, cuts = cut_by_folder(labels, urls, min_pts=4, markers=True)
     assert list(cuts) == [1] and cuts[1]["org"] == cuts[1]["junit"] == 1   # org/junit stay together
     assert set(cut[:36].tolist()) == {0} and set(cut[60:78].tolist()) == {2}
     assert set(cut[-5:].tolist()) == {3}
@@ -79,7 +79,7 @@ def test_a_marked_kind_over_modules_is_not_cut():
         urls += [f"https://docs.example.rs/kit/1.0/kit/{module}/struct.{w.title()}.html" for w in WORDS[:6]]
         urls += [f"https://docs.example.rs/kit/1.0/kit/{module}/fn.{w}.html" for w in WORDS[6:9]]
     labels = np.array(([0] * 6 + [1] * 3) * 3)
-    cut, cuts = cut_by_folder(labels, urls, min_pts=4)
+    cut, cuts = cut_by_folder(labels, urls, min_pts=4, markers=True)
     assert cuts == {} and cut.tolist() == labels.tolist()
 
 
@@ -90,7 +90,7 @@ def test_a_twin_in_other_proportions_is_no_namespace():
     big = _pages("releases", 96) + _pages("ref", 4) + _pages("topics", 4, 4)
     other = _pages("releases", 8, 96) + _pages("ref", 8, 8) + _pages("topics", 8, 16)
     labels = np.array([0] * 104 + [1] * 24)
-    cut, cuts = cut_by_folder(labels, big + other, min_pts=4)
+    cut, cuts = cut_by_folder(labels, big + other, min_pts=4, markers=True)
     assert cuts[0]["releases"] == 0 and cuts[0]["ref"] == cuts[0]["topics"] != 0
     # in the other cluster ref + topics (16 pages) are the larger part and keep its label
     assert cuts[1]["ref"] == cuts[1]["topics"] == 1 and cuts[1]["releases"] not in (0, 1)
@@ -100,9 +100,9 @@ def test_a_twin_in_other_proportions_is_no_namespace():
 def test_outliers_are_never_cut_and_labels_must_pair_with_urls():
     urls = _pages("library", 5) + _pages("tutorial", 5)
     labels = np.array([-1] * 10)
-    assert cut_by_folder(labels, urls, 4)[0].tolist() == [-1] * 10
+    assert cut_by_folder(labels, urls, 4, markers=True)[0].tolist() == [-1] * 10
     with pytest.raises(ValueError, match="2 labels for 1 URLs"):
-        cut_by_folder(np.array([0, 1]), urls[:1], 4)
+        cut_by_folder(np.array([0, 1]), urls[:1], 4, markers=True)
 
 
 def _prose(i: int) -> dict[str, int]:

@@ -36,3 +36,18 @@ def test_every_labelled_site_has_a_split():
     splits = source_splits.splits()
     assert {"docs.python.org", "docs.djangoproject.com", "forum.mardun.es"} <= set(splits)
     assert all(v["split"] in ("design", "validation") and v["family"] for v in splits.values())
+
+
+def test_the_rule_keeps_a_default_only_if_no_validation_site_drops():
+    """Issue 30's rule (``prefers``): a higher validation mean is not enough when one validation
+    site loses more than 0.02 micro-F or harvest; design sites do not count."""
+    split_of = {"v1": {"split": "validation"}, "v2": {"split": "validation"}, "d": {"split": "design"}}
+    rows = [_row("v1", 0.90, 1, 0, 0.9, 0, "with"), _row("v2", 0.70, 1, 0, 0.5, 0, "with"),
+            _row("v1", 0.80, 1, 0, 0.9, 0, "without"), _row("v2", 0.71, 1, 0, 0.5, 0, "without"),
+            _row("d", 0.10, 1, 0, 0.1, 0, "with"), _row("d", 0.99, 1, 0, 0.9, 0, "without")]
+    kept = source_splits.prefers(rows, "with", "without", split_of=split_of)
+    assert kept["sites"] == 2 and kept["passes"] and not kept["a_lower"]       # v2 -0.01 is within the rule
+    assert not source_splits.prefers(rows, "without", "with", split_of=split_of)["passes"]
+    rows[1] = _row("v2", 0.70, 1, 0, 0.47, 0, "with")                          # harvest -0.03 on one site
+    dropped = source_splits.prefers(rows, "with", "without", split_of=split_of)
+    assert not dropped["passes"] and dropped["a_lower"] == ["v2 target HR 0.470 < 0.500"]

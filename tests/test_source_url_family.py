@@ -14,8 +14,11 @@ WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu 
          "sigma tau upsilon phi chi psi omega").split()
 
 
-def _learner(sample: list[str]) -> SitemapLearner:
-    learner = sitemap_learner(target_score="paper")   # target_url family; HITS hubs of the hand-made table
+def _learner(sample: list[str], kind_markers: str = "all") -> SitemapLearner:
+    """target_url family, HITS hubs of the hand-made table, and kind markers in the target family
+    (``kind_markers: all``, the option these tests are about; the default uses them in the
+    clusters only since issue 30)."""
+    learner = sitemap_learner(target_score="paper", kind_markers=kind_markers)
     learner.url_families_ = url_family_counts(sample)
     return learner
 
@@ -106,6 +109,16 @@ def test_rustdoc_shape_narrows_to_the_example_kind():
     # a rare kind (one page per folder: no marker) keeps the unmarked pages of its folder
     macro = example_family(learner, f"{io}/macro.psi.html")
     assert macro.kind == "" and f"{io}/index.html" in macro and f"{io}/struct.Alpha.html" not in macro
+
+
+def test_without_markers_in_the_target_the_family_is_the_folder():
+    """``kind_markers: clusters`` (the default since issue 30): the example's family is its whole
+    folder, whatever the file names say."""
+    sample = _rustdoc()
+    io = "https://docs.example.rs/kit/1.0/kit/io"
+    family = example_family(_learner(sample, kind_markers="clusters"), f"{io}/struct.Alpha.html")
+    assert family.kind is None and f"{io}/fn.kappa.html" in family and f"{io}/struct.Zeta.html" in family
+    assert sitemap_learner().markers_in_target_ is False and sitemap_learner().markers_in_clusters_ is True
 
 
 def test_rustdoc_shape_scores_only_the_example_kind_as_sure_target_links():

@@ -19,7 +19,7 @@ def test_clusters_of_one_folder_and_kind_merge_and_labels_stay_contiguous():
     urls = [f"{BASE}/announce/release-7.{i}.html" for i in range(12)]
     urls += [f"{BASE}/how-to/{w}.html" for w in WORDS[:8]] + [f"{BASE}/index.html", f"{BASE}/search.html"]
     labels = np.array([0] * 6 + [2] * 6 + [1] * 8 + [-1, -1])
-    merged = merge_by_url_kind(labels, urls)
+    merged = merge_by_url_kind(labels, urls, markers=True)
     assert merged[:12].tolist() == [0] * 12
     assert merged[12:20].tolist() == [1] * 8
     assert merged[20:].tolist() == [-1, -1]          # outliers are never merged
@@ -31,10 +31,10 @@ def test_a_cluster_mostly_of_one_kind_merges_but_a_mixed_one_does_not():
     urls += [f"https://f.example.net/tag/{w}" for w in WORDS[:10]]
     # cluster 0: threads; cluster 1: 8 threads + 2 tags (80% threads); cluster 2: 5 threads + 5 tags
     labels = np.array([0] * 22 + [1] * 8 + [2] * 5 + [1] * 2 + [2] * 3)
-    merged = merge_by_url_kind(labels, urls)
+    merged = merge_by_url_kind(labels, urls, markers=True)
     assert merged[0] == merged[22] == merged[30 + 5]
     assert merged[0] != merged[30]                   # the half-and-half cluster keeps its own label
-    assert len(set(merge_by_url_kind(labels, urls, share=0.9).tolist())) == 3   # 80% < 90%: no merge
+    assert len(set(merge_by_url_kind(labels, urls, share=0.9, markers=True).tolist())) == 3   # 80% < 90%: no merge
 
 
 def test_a_kind_spread_over_many_folders_is_not_merged():
@@ -44,7 +44,7 @@ def test_a_kind_spread_over_many_folders_is_not_merged():
     packages = ["org/junit", "org/junit/runner", "org/junit/rules", "org/junit/experimental"]
     urls = [f"https://junit.example.org/javadoc/{p}/{w.title()}.html" for p in packages for w in WORDS[:6]]
     labels = np.array([0, 0, 0, 1, 1, 1] * 4)
-    assert merge_by_url_kind(labels, urls).tolist() == labels.tolist()
+    assert merge_by_url_kind(labels, urls, markers=True).tolist() == labels.tolist()
 
 
 def test_kind_markers_keep_kinds_of_one_folder_apart():
@@ -55,7 +55,7 @@ def test_kind_markers_keep_kinds_of_one_folder_apart():
     urls += [f"{io}/fn.{w}.html" for w in WORDS[12:18]] + [f"{io}/trait.{w.title()}.html" for w in WORDS[18:24]]
     urls += [f"https://docs.example.rs/kit/1.0/src/kit/{w}.rs.html" for w in WORDS[:8]]
     labels = np.array([0] * 6 + [1] * 6 + [2] * 6 + [3] * 6 + [4] * 8)
-    merged = merge_by_url_kind(labels, urls)
+    merged = merge_by_url_kind(labels, urls, markers=True)
     assert merged[:12].tolist() == [0] * 12
     assert len({merged[0], merged[12], merged[18], merged[24]}) == 4
 
@@ -68,11 +68,11 @@ def test_in_a_folder_holding_the_whole_site_only_a_marker_names_a_kind():
     urls = [f"{html}/class_{w}.html" for w in WORDS[:10]]
     urls += [f"{html}/class_{w}-members.html" for w in WORDS[:10]]
     urls += [f"{html}/annotated.html", "https://proj.example.org/doc/index.html"]
-    kinds = url_kinds(urls)
+    kinds = url_kinds(urls, markers=True)
     assert kinds[0][1:] == ("class", "") and kinds[10][1:] == ("class", "members")
     assert kinds[20] is None and kinds[21] is not None      # no marker in the whole-site folder
     labels = np.array([0] * 5 + [2] * 5 + [1] * 10 + [-1, -1])
-    merged = merge_by_url_kind(labels, urls)
+    merged = merge_by_url_kind(labels, urls, markers=True)
     assert merged[:10].tolist() == [0] * 10 and set(merged[10:20].tolist()) == {1}
 
 
@@ -83,8 +83,24 @@ def test_gi_docgen_method_pages_split_by_signature_merge_in_the_one_folder():
     urls = [f"{pango}/method.Context.{w}.html" for w in WORDS[:18]]
     urls += [f"{pango}/class.{w.title()}.html" for w in WORDS[:6]]
     labels = np.array([0] * 6 + [1] * 6 + [2] * 6 + [3] * 6)
-    merged = merge_by_url_kind(labels, urls)
+    merged = merge_by_url_kind(labels, urls, markers=True)
     assert set(merged[:18].tolist()) == {0} and set(merged[18:].tolist()) == {1}
+
+
+def test_without_kind_markers_only_the_folder_names_a_kind():
+    """``kind_markers: false``: the gi-docgen-shaped folder that holds the whole site names no
+    kind, so its split method clusters stay apart; a folder of part of the site still merges."""
+    pango = "https://docs.example.org/Pango"
+    urls = [f"{pango}/method.Context.{w}.html" for w in WORDS[:18]]
+    urls += [f"{pango}/class.{w.title()}.html" for w in WORDS[:6]]
+    labels = np.array([0] * 6 + [1] * 6 + [2] * 6 + [3] * 6)
+    assert url_kinds(urls, markers=False) == [None] * 24
+    assert merge_by_url_kind(labels, urls, markers=False).tolist() == labels.tolist()
+    announce = [f"https://docs.example.org/en/announce/release-{i}.0.html" for i in range(12)]
+    other = [f"https://docs.example.org/en/how-to/{w}.html" for w in WORDS[:12]]
+    labels = np.array([0] * 6 + [1] * 6 + [2] * 12)
+    merged = merge_by_url_kind(labels, announce + other, markers=False)
+    assert set(merged[:12].tolist()) == {0} and set(merged[12:].tolist()) == {1}
 
 
 def test_a_slug_s_last_word_does_not_split_a_folder_s_kind():
@@ -93,9 +109,9 @@ def test_a_slug_s_last_word_does_not_split_a_folder_s_kind():
     thread clusters merge."""
     urls = [f"https://f.example.net/t/{100 + i}-{WORDS[i]}-{('help', 'error', 'fix')[i % 3]}" for i in range(24)]
     urls += [f"https://f.example.net/u/{w}" for w in WORDS[:8]] + [f"https://f.example.net/tag/{w}" for w in WORDS[:8]]
-    assert len({k for k in url_kinds(urls)[:24]}) == 1
+    assert len({k for k in url_kinds(urls, markers=True)[:24]}) == 1
     labels = np.array([0] * 12 + [1] * 12 + [2] * 8 + [3] * 8)
-    assert set(merge_by_url_kind(labels, urls)[:24].tolist()) == {0}
+    assert set(merge_by_url_kind(labels, urls, markers=True)[:24].tolist()) == {0}
 
 
 @pytest.mark.parametrize("name, suffix", [
@@ -137,4 +153,4 @@ def test_url_merge_must_be_off_or_a_majority_share(bad):
 
 def test_labels_and_urls_must_pair_up():
     with pytest.raises(ValueError, match="2 labels for 1 URLs"):
-        merge_by_url_kind(np.array([0, 1]), [f"{BASE}/announce/release-7.0.html"])
+        merge_by_url_kind(np.array([0, 1]), [f"{BASE}/announce/release-7.0.html"], markers=True)

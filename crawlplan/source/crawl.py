@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.features import links_by_apath
+from crawlplan.source.guard import BfsShadow
 from crawlplan.source.mirror import Mirror
 from crawlplan.source.target import TargetFeedback
 
@@ -71,6 +72,7 @@ class Step:
     cluster: int
     score: float
     hit: bool = False     # target crawl: the crawler's own verdict (target cluster or example family)
+    bfs: bool = False     # fetched as BFS's next page by the guard (crawl_guard: bfs)
 
 
 def check_features(mirror: Mirror, learner) -> None:
@@ -109,6 +111,9 @@ class CrawlSimulator:
 
     def run(self, mode: str, budget: int, *, example: str | None = None, scoring: str = "full",
             start: str | None = None) -> list[Step]:
+        """The crawl of ``mode`` within ``budget`` fetches. A SOUrCe crawl (``ucc``, ``target``)
+        under ``crawl_guard: bfs`` takes BFS's next page whenever its own verdict on what it has
+        gained falls behind what BFS is expected to have gained by then (:mod:`guard`)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         feedback: TargetFeedback | None = None
@@ -121,33 +126,50 @@ class CrawlSimulator:
             info_c = nav.info(self.learner.hubs_, self.learner.authorities_, self.learner.alpha_ucc)
         start = start or self.mirror.entry
         counts: Counter = Counter()
+        values = worth = None
+        if mode == "ucc":   # the guard's verdict on a page: its cluster's worth without Balance
+            worth = nav.structure_worth(info_c, self.learner.dsim_, self.learner.clusters_, scoring)
+            values = self._ucc_values(info_c, counts, scoring)
         # (-score, order, url, the (cluster, Apath) row the link was found under)
         heap: list[tuple[float, int, str, tuple | None]] = [(0.0, 0, start, None)]
-        seen, crawled, steps, seq = {start}, set(), [], 1
-        while heap and len(steps) < budget:
-            neg, order, url, row = heapq.heappop(heap)
-            if feedback is not None and feedback.learns and row is not None:
-                # lazy re-scoring: a row's value changes as its fetches are classified; an entry
-                # whose row lost value goes back unless it still beats the best waiting one
-                now = -feedback.score(row, url)
-                if now > neg + 1e-12 and heap and now > heap[0][0]:
-                    heapq.heappush(heap, (now, order, url, row))
-                    continue
-                neg = now
-            page_url = self.mirror.resolve(url)
-            if page_url is None or page_url in crawled:
-                continue
-            crawled.add(page_url)
+        seen, steps, seq = {start}, [], 1
+        fetched: dict[str, tuple[int, float]] = {}    # page -> (cluster, gain by the crawl's own verdict)
+        gained = 0.0
+        shadow = None
+        if mode != "bfs" and getattr(self.learner, "crawl_guard_", "off") == "bfs":
+            def promised(row, url):
+                if feedback is not None:
+                    return feedback.expected_hit(row, url)
+                probs = self.rows.get(row) if row is not None else None
+                return nav.score_row(probs, worth) if probs else None
+            shadow = BfsShadow(self.mirror, start, self.frontier_cap, promised, self.learner.crawl_guard_slack)
+        while len(steps) < budget:
+            entry = self._pop(heap, feedback, fetched)
+            picked = None if entry is None else (self.mirror.resolve(entry[2]), entry[3], -entry[0], False)
+            if shadow is not None:
+                shadow.advance(fetched)
+                # the scored frontier's pick as its row promises it, against BFS after as many fetches
+                if shadow.head() is not None and (picked is None or shadow.behind(
+                        len(steps) + 1, gained + shadow.promise(picked[1], picked[0]), fetched)):
+                    picked = self._bfs_next(shadow)
+                    if entry is not None:   # the scored frontier's pick waits its turn
+                        heapq.heappush(heap, entry)
+            if picked is None:
+                break
+            page_url, row, score, via_bfs = picked
             ci = self.cluster_of[page_url]
-            steps.append(Step(len(steps), page_url, ci, -neg,
-                              feedback is not None and feedback.is_hit(ci, page_url)))
+            hit = feedback is not None and feedback.is_hit(ci, page_url)
+            # the crawl's own verdict: a hit, or the page's cluster's worth to a UCC crawl
+            gain = float(hit) if feedback is not None else worth.get(ci, 0.0) if worth is not None else 0.0
+            fetched[page_url] = (ci, gain)
+            gained += gain
+            steps.append(Step(len(steps), page_url, ci, score, hit, via_bfs))
             if ci != -1:
                 counts[ci] += 1
             if feedback is not None and row is not None:
                 feedback.observe(row, ci, page_url)
-            values = (nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring,
-                                             getattr(self.learner, "balance_weight_", 1.0))
-                      if mode == "ucc" else None)
+            if mode == "ucc":
+                values = self._ucc_values(info_c, counts, scoring)
             for apath, target in self.mirror.pages[page_url].links:
                 if target in seen:
                     continue
@@ -162,6 +184,34 @@ class CrawlSimulator:
                 heapq.heappush(heap, (-score, seq, target, key))
                 seq += 1
             if len(heap) > self.frontier_cap:
-                heap = heapq.nsmallest(self.frontier_cap, heap)
+                heap[:] = heapq.nsmallest(self.frontier_cap, heap)
                 heapq.heapify(heap)
         return steps
+
+    def _ucc_values(self, info_c: dict, counts: Counter, scoring: str) -> dict:
+        """The UCC score's factor per destination cluster, Balance as the crawl stands."""
+        return nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring,
+                                      getattr(self.learner, "balance_weight_", 1.0))
+
+    def _bfs_next(self, shadow: BfsShadow) -> tuple[str, tuple | None, float, bool]:
+        """BFS's next page (not fetched yet: ``BfsShadow.advance`` walked past those)."""
+        url, row = shadow.head()
+        return self.mirror.resolve(url), row, 0.0, True
+
+    def _pop(self, heap: list, feedback: TargetFeedback | None, fetched: dict) -> tuple | None:
+        """The frontier's best entry (-score, order, URL, row) whose page is not fetched yet."""
+        while heap:
+            neg, order, url, row = heapq.heappop(heap)
+            if feedback is not None and feedback.learns and row is not None:
+                # lazy re-scoring: a row's value changes as its fetches are classified; an entry
+                # whose row lost value goes back unless it still beats the best waiting one
+                now = -feedback.score(row, url)
+                if now > neg + 1e-12 and heap and now > heap[0][0]:
+                    heapq.heappush(heap, (now, order, url, row))
+                    continue
+                neg = now
+            page_url = self.mirror.resolve(url)
+            if page_url is None or page_url in fetched:
+                continue
+            return neg, order, url, row
+        return None

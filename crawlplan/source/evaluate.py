@@ -165,3 +165,24 @@ def harvest_ceiling(links_of: dict, is_target, budget: int) -> float:
         best = max(best, min(budget - spent, len(reachable)) / budget)
     return best
 
+
+
+# what "never below BFS" is checked on, per crawl task: the target crawl's harvest rate, the UCC
+# crawl's recall (docs/source.md, "Crawls on every labelled site")
+GUARDED_METRICS = {"target": "harvest_rate", "ucc": "recall"}
+
+
+def gaps_to_bfs(curves: list[dict], method: str = "source") -> dict[str, tuple[float, int] | None]:
+    """Per crawl task, the worst (lowest) value of ``method``'s curve minus BFS's at the budgets
+    both curves have (``experiment.crawl_curve`` rows), with the budget where it is: the target
+    crawl's harvest rate and the UCC crawl's recall (``GUARDED_METRICS``); None where a task has
+    no curve of both."""
+    out: dict[str, tuple[float, int] | None] = {}
+    for task, metric in GUARDED_METRICS.items():
+        by: dict[str, dict[int, float]] = {}
+        for c in curves:
+            if c["task"] == task and c["metric"] == metric and c["method"] in (method, "bfs"):
+                by.setdefault(c["method"], {})[c["pages"]] = c["value"]
+        both = sorted(set(by.get(method, {})) & set(by.get("bfs", {})))
+        out[task] = min(((by[method][p] - by["bfs"][p], p) for p in both), default=None)
+    return out

@@ -258,9 +258,7 @@ def host_plan(learner: SitemapLearner, *, cluster_wanted: dict[int, float] | Non
     basis = "labels" if cluster_wanted is not None else "structure"
     if cluster_wanted is None:
         info_c = nav.info(learner.hubs_, learner.authorities_, learner.alpha_ucc)
-        value = {c: info_c.get(c, 0.0) * learner.dsim_.get(c, 0.0) for c in learner.clusters_}
-        peak = max(value.values(), default=0.0)
-        cluster_wanted = {c: (v / peak if peak > 0 else 0.0) for c, v in value.items()}
+        cluster_wanted = nav.structure_worth(info_c, learner.dsim_, learner.clusters_)
     plan = []
     for (ci, apath), row in learner.navigation_.items():
         probs = nav.row_probabilities(row)

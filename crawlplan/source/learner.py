@@ -3,59 +3,9 @@
 ``SitemapLearner`` follows scikit-learn's estimator conventions: its constructor argument (a
 :class:`LearnerSettings`, built from conf ``source.sitemaps`` by ``from_params``) holds the
 parameters, ``fit`` learns, learned state ends in ``_``. It serialises to plain JSON (no pickle)
-so a crawler in another process or language can load the sitemap and classify pages.
-
-Two configurations (``method``):
-- ``paper``: the method as published — tag-only leaf XPaths, eps from the K-dist histogram,
-  DBSCAN(minPts = 4). ``num_bins`` picks between the authors' code (NumFeats / w, ``div``) and
-  the paper text (w * NumFeats, ``mul``).
-- ``default``: what held up on every labelled site we have (two real documentation sites, five
-  forums; sweep in ``bench/source_sweep.py``; sixteen sites left out one at a time, tables in
-  docs/source.md). The changes, each because the paper's choice was fitted to six social sites:
-  * features: every element's path (not only leaves) with the first class token on every step
-    (``xpath_classes: elements``) — sites built on one layout template (Sphinx) differ in their
-    content containers (``dl[py]`` API entries, ``div[highlight]`` listings), which tag-only
-    leaf paths cannot see;
-  * L2 instead of L1 normalisation (Euclidean on L2 vectors is cosine distance): L1 vectors of
-    long pages have tiny coordinates, so the K-dist curve of a large, varied site compresses and
-    one eps either collapses or shatters it;
-  * eps by selection (``eps_rule: select``): the paper's histogram eps and the K-dist quantiles
-    0.50..0.95 are candidates, and the one maximising silhouette x (share clustered)^2 wins — an
-    unsupervised criterion with no site-specific constant (the squared share stops dropping
-    hard pages as outliers from paying).
-  * noise near a cluster joins it (``noise_radius``: 4 x eps), and prediction uses the same
-    rule, so a page near a training outlier is not an outlier itself (leave-one-site-out over 16
-    sites, docs/source.md "Sites it has never seen").
-  * the target crawl learns online (``target_feedback``): each (cluster, Apath) row's chance
-    of leading to the target cluster starts at the navigation table's value, weighted as 5
-    pages, and is updated by what the crawler's own classifier says about the pages it fetched
-    through that row, so branches that yield no targets stop being expanded.
-  * the target crawl also reads the example page's URL (``target_url: family``): links into the
-    example's folder (same depth) are target links whatever the cluster says, unless that
-    folder holds more than 90% of the sample. Sphinx renders release notes, topics and how-tos
-    with one template, so one cluster holds them all; the folder tells them apart (leave-one-
-    site-out, docs/source.md).
-  * clusters that one URL kind holds are one cluster (``url_merge`` 2/3): when at least two
-    thirds of each of two clusters' sample pages sit in the same folder with the same file-name
-    kind marker (in a folder holding the whole site: the same leading or trailing marker,
-    gi-docgen's ``method.*``), the structure split one kind of page by length or optional
-    sections (pytest's release notes, a forum's threads, pango's methods) (leave-one-site-out,
-    docs/source.md).
-  * a cluster spanning sections of the site is cut by section (``folder_cut: sections``) unless
-    the sections are namespaces of one kind — another cluster holds them in the same proportions
-    (javadoc's ``org/`` and ``junit/``) — or the file names mark the kind (rustdoc's
-    ``struct.*``): Sphinx renders Python's tutorial, library and what's-new with one template,
-    and only the section tells them apart; prediction places a page by its section too
-    (:func:`cut_by_folder`; leave-one-site-out, docs/source.md).
-  * the target crawl scores a link by the targets gained per page fetched (``target_score:
-    rate``): (P(target) + Y) / (1 + Y), Y the distinct target links a page of the destination
-    cluster yields in the sample, so a hub listing new targets outranks an unlikely target and
-    overlapping tag pages rank below disjoint thread lists (leave-one-site-out, docs/source.md).
-  * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
-    paper's full Balance a site of two or three clusters is pushed into its non-content cluster
-    as soon as the content cluster leads (scrapy's source listings).
-  The earlier guard (histogram eps, re-chosen only when the site collapses or shatters) stays as
-  ``eps_rule: guarded``; HDBSCAN as ``clusterer: hdbscan``.
+so a crawler in another process or language can load the sitemap and classify pages. The
+parameters, the two methods (``paper``, ``default``) and why the default differs are in
+:mod:`crawlplan.source.params`.
 """
 
 from __future__ import annotations
@@ -64,18 +14,16 @@ import dataclasses
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
-from crawlplan.conf import Settings, settings_from
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
-from crawlplan.source.features import XPATH_CLASS_MODES, extract
-from crawlplan.source.target import TARGET_SCORES
+from crawlplan.source.features import extract
+from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
+from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
-    MOSTLY,
     cut_by_folder,
     folder_root,
     merge_by_url_kind,
@@ -84,192 +32,12 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-METHODS = ("default", "paper")
-TARGET_URL_MODES = ("off", "family")
-FOLDER_CUT_MODES = ("off", "sections")
-FORMAT = "crawlplan.sitemap/3"   # 2: the sample yields a target crawl ranks hubs by; 3: the cuts by section
+FORMAT = "crawlplan.sitemap/4"   # 2: the sample yields a target crawl ranks hubs by; 3: the cuts by section; 4: crawl_guard, kind_markers
 
 
-@dataclass(frozen=True)
-class LearnerSettings(Settings):
-    """The learner's parameters: the learner keys of conf section ``source.sitemaps`` (values and
-    meaning: conf/defaults.yaml). A parameter that is None (``""`` in the conf) takes the
-    ``method``'s preset (the resolved ``SitemapLearner.<name>_`` properties)."""
-    SECTION = "source.sitemaps"
-    method: str
-    min_pts: int
-    xpath_classes: str | None
-    clusterer: str | None
-    num_bins: str
-    eps: float | None
-    norm: str | None
-    eps_rule: str | None
-    w_table: dict[int, float]
-    max_outlier_share: float
-    min_clusters: int
-    n_neighbors: int | None
-    alpha_ucc: float
-    alpha_target: float
-    noise_radius: float | None
-    target_feedback: float | None
-    balance_weight: float | None
-    target_url: str | None
-    binary_tf: bool
-    max_df: float
-    url_merge: float | None
-    target_score: str | None
-    folder_cut: str | None
-
-    def __post_init__(self):
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-
-    @classmethod
-    def from_params(cls, params: dict, **derived) -> LearnerSettings:
-        """Whole numbers are checked before they are typed (``int`` would cut 2.5 to 2)."""
-        for key, least in (("min_pts", 1), ("min_clusters", 0), ("n_neighbors", 1)):
-            value = params.get(key)      # a missing key is settings_from's error, naming it
-            if key not in params or (key == "n_neighbors" and value in (None, "")):
-                continue
-            whole = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
-            if not whole or value < least:
-                raise ValueError(f"{cls.SECTION}.{key} must be an integer >= {least}, got {value!r}")
-        return settings_from(cls, params, cls.SECTION, **derived)
-
-
-_PARAMS = tuple(f.name for f in dataclasses.fields(LearnerSettings))
-
-
-class SitemapLearner:
-    """Cluster a site's pages by structure and learn where each (cluster, Apath) leads.
-
-    The one constructor argument is a :class:`LearnerSettings` (``LearnerSettings.from_params``
-    over conf section ``source.sitemaps``); its fields read as the learner's parameters
-    (``learner.min_pts``), and a None field takes the ``method``'s preset (``learner.norm_``).
-    """
-
-    def __init__(self, settings: LearnerSettings):
-        if not isinstance(settings, LearnerSettings):
-            raise TypeError(f"SitemapLearner takes a LearnerSettings, got {type(settings).__name__}")
-        self.settings = settings
-
-    def __getattr__(self, name: str):
-        settings = self.__dict__.get("settings")   # absent while unpickling
-        if settings is not None and name in _PARAMS:   # a parameter: the settings' field (``learner.param``)
-            return getattr(settings, name)
-        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
-
-    # -- resolved parameters --------------------------------------------------------------
-    @property
-    def xpath_classes_(self) -> str:
-        return self.xpath_classes or ("none" if self.method == "paper" else "elements")
-
-    @property
-    def norm_(self) -> str:
-        return self.norm or ("l1" if self.method == "paper" else "l2")
-
-    @property
-    def clusterer_(self) -> str:
-        return self.clusterer or "dbscan"
-
-    @property
-    def noise_radius_(self) -> float:
-        if self.noise_radius is not None:
-            return float(self.noise_radius)
-        return 0.0 if self.method == "paper" else 4.0
-
-    @property
-    def target_feedback_(self) -> float:
-        """Prior strength (in pages) of the navigation table in the target crawl's online
-        update; 0 = the paper's fixed scores."""
-        if self.target_feedback is not None:
-            return float(self.target_feedback)
-        return 0.0 if self.method == "paper" else 5.0
-
-    @property
-    def balance_weight_(self) -> float:
-        """How much of the UCC score Balance may take away: (1 - w) + w x Balance; 1 = paper."""
-        if self.balance_weight is not None:
-            return float(self.balance_weight)
-        return 1.0 if self.method == "paper" else 0.5
-
-    @property
-    def target_url_(self) -> str:
-        """``family``: the target crawl also takes the example page's URL family (its folder and
-        depth, narrowed to its file-name kind where the folder mixes kinds; see
-        ``target.example_family``) as a sign of the target; ``off``: structure only."""
-        if self.target_url is not None:
-            return self.target_url
-        return "off" if self.method == "paper" else "family"
-
-    @property
-    def target_score_(self) -> str:
-        """How a target crawl scores a link (``target.TargetFeedback``): ``paper`` = alpha
-        P(C_t) + (1 - alpha) x the HITS hub score behind the link (all target links of a
-        cluster's sampled pages); ``yield`` = the same blend with each cluster's hub worth the
-        distinct target links one sampled page of it yields (:func:`navigation.sample_yields`);
-        ``rate`` = targets per page fetched, (P(C_t) + Y) / (1 + Y) with Y those yields in
-        links (counted by URL when the target is the example's URL family)."""
-        if self.target_score is not None:
-            return self.target_score
-        return "paper" if self.method == "paper" else "rate"
-
-    @property
-    def url_merge_(self) -> float:
-        """Clusters that each have at least this share of their sample pages in one URL kind
-        (:func:`merge_by_url_kind`) become one; 0 = structure only (the paper)."""
-        if self.url_merge is not None:
-            return self.url_merge
-        return 0.0 if self.method == "paper" else MOSTLY
-
-    @property
-    def folder_cut_(self) -> str:
-        """``sections``: a cluster spanning sections of the site that are not namespaces of one
-        kind is cut by section (:func:`cut_by_folder`); ``off``: structure (and merges) only."""
-        if self.folder_cut is not None:
-            return self.folder_cut
-        return "off" if self.method == "paper" else "sections"
-
-    @property
-    def eps_rule_(self) -> str:
-        return self.eps_rule or ("histogram" if self.method == "paper" else "select")
-
-    def validate(self) -> SitemapLearner:
-        """Check every parameter (as resolved from the preset); ``fit`` calls it, and the Spark
-        node calls it on the driver so a typo fails the job instead of every site."""
-        choices = {"xpath_classes": (self.xpath_classes_, XPATH_CLASS_MODES), "norm": (self.norm_, ("l1", "l2")),
-                   "clusterer": (self.clusterer_, ("dbscan", "hdbscan")), "num_bins": (self.num_bins, ("div", "mul")),
-                   "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select")),
-                   "target_url": (self.target_url_, TARGET_URL_MODES),
-                   "target_score": (self.target_score_, TARGET_SCORES),
-                   "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES)}
-        for name, (value, allowed) in choices.items():
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
-        if not isinstance(self.min_pts, int) or isinstance(self.min_pts, bool) or self.min_pts < 1:
-            raise ValueError(f"min_pts must be an integer >= 1, got {self.min_pts!r}")
-        for name in ("alpha_ucc", "alpha_target", "max_outlier_share", "balance_weight_"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise ValueError(f"{name.rstrip('_')} must be in [0, 1], got {value!r}")
-        if not isinstance(self.noise_radius_, (int, float)) or not self.noise_radius_ >= 0:
-            raise ValueError(f"noise_radius must be >= 0 (a multiple of eps), got {self.noise_radius!r}")
-        if not isinstance(self.target_feedback_, (int, float)) or not self.target_feedback_ >= 0:
-            raise ValueError(f"target_feedback must be >= 0 (pages), got {self.target_feedback!r}")
-        if not isinstance(self.max_df, (int, float)) or isinstance(self.max_df, bool) or not 0 < self.max_df <= 1:
-            raise ValueError(f"max_df must be in (0, 1] (a share of the sample's pages), got {self.max_df!r}")
-        if not isinstance(self.url_merge_, (int, float)) or isinstance(self.url_merge_, bool) \
-                or not (self.url_merge_ == 0 or 0.5 < self.url_merge_ <= 1):
-            raise ValueError(f"url_merge must be 0 (off) or a share in (0.5, 1], got {self.url_merge!r}")
-        if not isinstance(self.binary_tf, bool):
-            raise ValueError(f"binary_tf must be true or false, got {self.binary_tf!r}")
-        if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
-            raise ValueError(f"eps must be > 0 when given, got {self.eps!r}")
-        return self
-
-    def get_params(self, deep: bool = True) -> dict:
-        """scikit-learn's: the constructor's arguments."""
-        return {"settings": self.settings}
+class SitemapLearner(LearnerParams):
+    """Cluster a site's pages by structure and learn where each (cluster, Apath) leads
+    (parameters: :class:`LearnerParams`)."""
 
     # -- features ---------------------------------------------------------------------------
     def featurize(self, url: str, html):
@@ -326,16 +94,25 @@ class SitemapLearner:
         self.n_features_ = len(self.vocabulary_)
         Xv = self.transform(bags)
         self.train_vectors_ = Xv
-        labels = self._attach_noise(Xv, self._cluster(Xv))
+        labels = self._cluster(Xv)
+        if self.min_cluster_share_ > 0:   # a cluster this small is a variant of a kind: noise, attached below
+            labels = absorb_small_clusters(labels, self.min_cluster_share_)
+        labels = self._attach_noise(Xv, labels)
+        if urls is not None and links is None:
+            links = [getattr(x, "links", []) for x in X]
+        self.link_split_ = 0
+        if urls is not None and self.link_context_ == "flat":
+            labels, self.link_split_ = flat_site_labels(labels, urls, links, self._cluster_bags, resolve=resolve)
         self.url_merged_ = 0
         if urls is not None and self.url_merge_ > 0:
-            merged = merge_by_url_kind(labels, urls, self.url_merge_)
+            merged = merge_by_url_kind(labels, urls, self.url_merge_, markers=self.markers_in_clusters_)
             self.url_merged_ = len(set(labels.tolist())) - len(set(merged.tolist()))
             labels = merged
         self.folder_root_, self.folder_cuts_ = "/", {}
         if urls is not None and self.folder_cut_ == "sections":
             self.folder_root_ = folder_root(urls)
-            labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_)
+            labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_,
+                                                      markers=self.markers_in_clusters_)
         self.labels_ = labels
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))
@@ -344,10 +121,15 @@ class SitemapLearner:
         if urls is not None:
             self.url_kind_clusters_ = url_kind_clusters(urls, self.structural(self.labels_).tolist())
             self.url_families_ = prefix_counts(self.url_kind_clusters_)
-            if links is None:
-                links = [getattr(x, "links", []) for x in X]
             self.fit_navigation(urls, links, resolve=resolve)
         return self
+
+    def _cluster_bags(self, bags) -> np.ndarray:
+        """This learner's clustering (features, eps, DBSCAN, noise rule) of other bags: the
+        link-context bags of ``link_context: flat``."""
+        plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0,
+                                    folder_cut="off")
+        return type(self)(plain).fit(bags).labels_
 
     def _cluster(self, Xv) -> np.ndarray:
         n = Xv.shape[0]

@@ -165,6 +165,17 @@ def ucc_cluster_values(info_c: dict, dsim: dict, counts: Counter, scoring: str =
     return out
 
 
+def structure_worth(info_c: dict, dsim: dict, clusters, scoring: str = "full") -> dict[int, float]:
+    """Each cluster's worth to a UCC crawl from the structure alone, the best cluster 1: the
+    scoring's cluster factor (:func:`ucc_cluster_values`) without Balance, which only spreads a
+    crawl over clusters. What a host plan without page types calls wanted, and what the BFS
+    guard counts a UCC crawl's fetches by (``guard.BfsShadow``)."""
+    values = ucc_cluster_values(info_c, dsim, Counter(), scoring, balance_weight=0.0)
+    worth = {c: values.get(c, 0.0) for c in clusters}
+    peak = max(worth.values(), default=0.0)
+    return {c: (v / peak if peak > 0 else 0.0) for c, v in worth.items()}
+
+
 def score_row(probs: dict[int, float], values: dict[int, float]) -> float:
     return float(sum(p * values.get(c, 0.0) for c, p in probs.items()))
 

@@ -2,7 +2,7 @@
 crawl that wants pages of one kind (SOUrCe section 4.3), and the example page's URL family.
 
 Three scores (``target_score``): the paper's blend of P(C_t | row) and a HITS hub score, the
-same blend with hubs by the distinct target links a page yields, and the default ``rate`` —
+same blend with hubs by the distinct target links a page yields, and ``rate`` (the default until issue 30) —
 the targets gained per page fetched, which puts a hub page and a likely target on one scale.
 """
 
@@ -32,7 +32,7 @@ class TargetFeedback:
 
     The paper scores a row once, from the sample: alpha P(C_t | C_i, x) + (1 - alpha)
     sum_j P(C_j | C_i, x) h_j (``target_score`` paper; ``yield``: the same with
-    :func:`hub_worth`'s yields for h; ``rate``, the default: :meth:`value`). A sample of a few
+    :func:`hub_worth`'s yields for h; ``rate``, the default until issue 30: :meth:`value`). A sample of a few
     hundred pages sees each row a few times, so a row that leads to the target cluster
     *sometimes* (a Sphinx toctree, a forum's sidebar) keeps outranking hub pages that lead there
     reliably. Here P(C_t | row) is a Beta-style estimate:
@@ -108,17 +108,35 @@ class TargetFeedback:
         return self.alpha * p_target + (1 - self.alpha) * hub
 
     def score(self, row: tuple, url: str | None = None) -> float:
-        p_target, hub = self.prior(row)
+        hub = self.prior(row)[1]
         if self.in_family(url):
             # P = 1, and ranked before every link outside the family; the hub term breaks ties
             return FAMILY_FIRST + self.value(1.0, 0.0) + self.value(0.0, hub)
         if self.family_is_target:
             # outside the family is outside the target: only the way on counts
             return self.value(0.0, hub)
+        return self.value(self._p_target(row), hub)
+
+    def _p_target(self, row: tuple) -> float:
+        """P(C_t | row): the table's, or with ``target_feedback`` its online estimate."""
+        p_target = self.prior(row)[0]
         if self.learns:
             m = self.prior_weight
             p_target = (self.hits[row] + m * p_target) / (self.fetched[row] + m)
-        return self.value(p_target, hub)
+        return p_target
+
+    def expected_hit(self, row: tuple | None, url: str | None = None) -> float | None:
+        """The chance that the page behind a link is a hit (:meth:`is_hit`), before fetching it:
+        1 in the example's family, 0 outside it where the family is the target, else
+        P(C_t | row) as :meth:`score` takes it; None for a row that neither the table nor the
+        crawl has seen (the BFS guard then takes BFS's own yield, ``guard.BfsShadow``)."""
+        if self.in_family(url):
+            return 1.0
+        if self.family_is_target:
+            return 0.0
+        if row is None or (row not in self.rows and not self.fetched[row]):
+            return None
+        return self._p_target(row)
 
 
 def hub_worth(learner, target: int, family: ExampleFamily | None = None, *,
@@ -203,6 +221,8 @@ def example_family(learner, example: str | None, target: int | None = None) -> E
     total, in_folder = sum(sum(p.values()) for p in families.values()), sum(folder.values())
     if not total:
         return None
+    if not getattr(learner, "markers_in_target_", True):   # the folder alone names the kind
+        return ExampleFamily(family) if in_folder / total <= FAMILY_MAX_SHARE else None
     if in_folder / total > FAMILY_MAX_SHARE:
         return _kind_in_whole_site_folder(learner, family, folder, example, target)
     markers, kind, of_kind = _example_kind(folder, example)

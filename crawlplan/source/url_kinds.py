@@ -119,7 +119,7 @@ def marked_kind(prefix: str, markers) -> str:
     return prefix if prefix in markers else ""
 
 
-def url_kinds(urls) -> list[tuple[str, str, str] | None]:
+def url_kinds(urls, *, markers: bool) -> list[tuple[str, str, str] | None]:
     """Per URL of a sample, its (URL family, leading kind marker, trailing kind marker) — the
     kind of page its URL alone names — or None when it names none.
 
@@ -132,7 +132,8 @@ def url_kinds(urls) -> list[tuple[str, str, str] | None]:
     beside ``class_*.html``), and the trailing marker keeps kinds apart that share the leading
     one. A page there without either marker has no kind. The trailing marker is read in such a
     folder only: elsewhere a name's last word is a slug's (a forum's ``t/123-how-to-fix``),
-    which would split a folder's one kind."""
+    which would split a folder's one kind. ``markers`` False (``kind_markers: false``): no
+    file-name marker names a kind — the folder alone, and nothing in a whole-site folder."""
     parts = [(url_family(url), name_prefix(url), name_suffix(url)) for url in urls]
     leading: dict[str, Counter] = {}
     trailing: dict[str, Counter] = {}
@@ -140,11 +141,12 @@ def url_kinds(urls) -> list[tuple[str, str, str] | None]:
         leading.setdefault(family, Counter())[prefix] += 1
         trailing.setdefault(family, Counter())[suffix] += 1
     whole_site = {f: sum(c.values()) > FAMILY_MAX_SHARE * len(parts) for f, c in leading.items()}
-    markers = {f: (kind_markers(leading[f]), kind_markers(trailing[f]) if whole_site[f] else frozenset())
-               for f in leading}
+    none = frozenset()
+    marks = {f: (kind_markers(leading[f]) if markers else none,
+                 kind_markers(trailing[f]) if markers and whole_site[f] else none) for f in leading}
     out: list[tuple[str, str, str] | None] = []
     for family, prefix, suffix in parts:
-        first, last = markers[family]
+        first, last = marks[family]
         kind = (family, marked_kind(prefix, first), marked_kind(suffix, last))
         out.append(None if whole_site[family] and not (kind[1] or kind[2]) else kind)
     return out
@@ -162,7 +164,8 @@ def url_kind_clusters(urls, labels) -> dict[str, dict[str, dict[int, int]]]:
     return out
 
 
-def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = MOSTLY) -> np.ndarray:
+def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = MOSTLY, *,
+                      markers: bool) -> np.ndarray:
     """Clusters whose sample pages lie, each for at least ``share``, in one and the same URL
     kind (:func:`url_kinds`: folder, depth, query keys and file-name kind markers) are
     one cluster; labels are renumbered 0..k-1 in order of first cluster, outliers stay -1.
@@ -177,7 +180,7 @@ def merge_by_url_kind(labels: np.ndarray, urls: Sequence[str], share: float = MO
     (gi-docgen's method pages split by signature shape: parameters, return value, both)."""
     if len(urls) != len(labels):
         raise ValueError(f"merge_by_url_kind: {len(labels)} labels for {len(urls)} URLs")
-    kinds = url_kinds(urls)
+    kinds = url_kinds(urls, markers=markers)
     members: dict[int, Counter] = {}
     for kind, label in zip(kinds, labels.tolist()):
         if label != -1:
@@ -229,7 +232,7 @@ def _folders(url: str) -> list[str] | None:
 
 
 def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: float = NAMESPACE_ALPHA,
-                  root: str | None = None) -> tuple[np.ndarray, dict[int, dict[str, int]]]:
+                  root: str | None = None, *, markers: bool) -> tuple[np.ndarray, dict[int, dict[str, int]]]:
     """A cluster holding at least ``min_pts`` sample pages in each of two or more sections of the
     site (:func:`top_folder` below :func:`folder_root`) is cut into one cluster per section —
     unless the file names or the other clusters say the sections are namespaces of one kind.
@@ -255,12 +258,12 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
       other it shares with ``ref/``).
 
     ``root``: the sample's :func:`folder_root`, when the caller has it already (the learner keeps
-    it to place new pages by the same sections)."""
+    it to place new pages by the same sections). ``markers`` False: the first guard is off."""
     if len(urls) != len(labels):
         raise ValueError(f"cut_by_folder: {len(labels)} labels for {len(urls)} URLs")
     root = folder_root(urls) if root is None else root
     sections = [top_folder(u, root) for u in urls]
-    marked = [bool(kind and kind[1]) for kind in url_kinds(urls)]
+    marked = [bool(kind and kind[1]) for kind in url_kinds(urls, markers=markers)]
     counts: dict[int, Counter] = {}
     for section, label in zip(sections, labels.tolist()):
         if label != -1 and section is not None:
