@@ -77,6 +77,7 @@ CANDIDATES = {
     "default, kind markers in the clusters and the target family (kind_markers all)": {"method": "default", "kind_markers": "all"},
     "default, link context on a one-template site (link_context flat)": {"method": "default", "link_context": "flat"},
     "default, minimum cluster share 2% (min_cluster_share 0.02)": {"method": "default", "min_cluster_share": 0.02},
+    "default, smooth idf (idf smooth)": {"method": "default", "idf": "smooth"},
 }
 
 

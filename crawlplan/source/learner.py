@@ -32,7 +32,22 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/4"   # 2: the sample yields a target crawl ranks hubs by; 3: the cuts by section; 4: crawl_guard, kind_markers
+FORMAT = "crawlplan.sitemap/5"   # 2: the sample yields a target crawl ranks hubs by; 3: the cuts by section; 4: crawl_guard, kind_markers; 5: idf
+
+
+def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
+    """Each XPath's idf from its document frequency among n pages. ``plain`` (the paper's Eq 1):
+    log2(n / df), so a path on every page weighs 0. ``smooth``: log2(1 + n / df), 1 for a path on
+    every page and nearly plain for rare ones. Where one kind of page fills most of the sample (a
+    manual's chapters) its template's paths sit on nearly every page, so plain idf leaves those
+    pages only their content paths (tables, lists, listings) to be compared by, and the kind
+    splits by content; smooth idf keeps the shared template in every vector."""
+    d = np.asarray(df, dtype=float)
+    if mode == "plain":
+        return np.log2(n / d)
+    if mode == "smooth":
+        return np.log2(1 + n / d)
+    raise ValueError(f"idf must be plain or smooth, got {mode!r}")
 
 
 class SitemapLearner(LearnerParams):
@@ -90,7 +105,7 @@ class SitemapLearner(LearnerParams):
         # max_df < 1 drops the layout: paths on more than that share of the sample (measured, not kept)
         self.vocabulary_ = sorted(p for p, d in df.items() if d >= theta and d <= self.max_df * n)
         self._index = {p: i for i, p in enumerate(self.vocabulary_)}
-        self.idf_ = np.array([math.log2(n / df[p]) for p in self.vocabulary_], dtype=float)
+        self.idf_ = idf_weights([df[p] for p in self.vocabulary_], n, self.idf_mode_)
         self.n_features_ = len(self.vocabulary_)
         Xv = self.transform(bags)
         self.train_vectors_ = Xv

@@ -76,6 +76,7 @@ METHODS = ("default", "paper")
 KIND_MARKER_USES = ("all", "clusters", "target", "off")
 TARGET_URL_MODES = ("off", "family")
 FOLDER_CUT_MODES = ("off", "sections")
+IDF_MODES = ("plain", "smooth")
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,7 @@ class LearnerSettings(Settings):
     kind_markers: str
     link_context: str | None
     min_cluster_share: float | None
+    idf: str | None
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -252,6 +254,14 @@ class LearnerParams:
         return 0.0
 
     @property
+    def idf_mode_(self) -> str:
+        """``plain``: log2(N / df), the paper's Eq 1; ``smooth``: log2(1 + N / df), so a kind's
+        template keeps a weight where that kind fills the sample (:func:`learner.idf_weights`)."""
+        if self.idf is not None:
+            return self.idf
+        return "plain"
+
+    @property
     def crawl_guard_(self) -> str:
         """``bfs``: a UCC or target crawl takes BFS's next page whenever its own verdict on what
         it has gained falls behind what BFS would have gained by then (:mod:`guard`); ``off``:
@@ -274,7 +284,8 @@ class LearnerParams:
                    "target_score": (self.target_score_, TARGET_SCORES),
                    "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
                    "crawl_guard": (self.crawl_guard_, GUARDS),
-                   "link_context": (self.link_context_, LINK_CONTEXT_MODES)}
+                   "link_context": (self.link_context_, LINK_CONTEXT_MODES),
+                   "idf": (self.idf_mode_, IDF_MODES)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
