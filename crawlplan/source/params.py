@@ -53,7 +53,9 @@ Two configurations (``method``):
   (``target_feedback``), the targets-per-fetch score and the yield hubs (``target_score: rate``,
   ``yield``), the target family's kind markers (``kind_markers: all``), re-clustering a
   one-template site by its links (``link_context: flat``), small clusters absorbed
-  (``min_cluster_share``). The earlier guard (histogram eps, re-chosen only when the site collapses or shatters) stays as
+  (``min_cluster_share``). Smooth idf (``idf: smooth``) raised the validation micro-F (0.732 ->
+  0.810) but lowered three validation sites' target harvest: an option too. The earlier guard
+  (histogram eps, re-chosen only when the site collapses or shatters) stays as
   ``eps_rule: guarded``; HDBSCAN as ``clusterer: hdbscan``.
 """
 
