@@ -135,12 +135,23 @@ def test_wheel_carries_package_and_resources_and_is_reproducible(tmp_path):
                 data = zf.read(name)
                 expect = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
                 assert digest == f"sha256={expect}" and int(size) == len(data)
-        meta = zf.read("crawlplan-0.1.0.dist-info/METADATA").decode()
-        assert "Requires-Dist: pyspark" in meta
+        meta = zf.read("crawlplan-0.1.0.dist-info/METADATA").decode().splitlines()
+        # the platform's Spark brings pyspark: installing the wheel must not pull PyPI's over it
+        spark = [line for line in meta if line.startswith("Requires-Dist: pyspark")]
+        assert spark and all(line.endswith('extra == "spark"') or 'extra == "test"' in line
+                             or 'extra == "connect"' in line for line in spark), spark
+        assert "Requires-Dist: lxml>=5" in meta and "Provides-Extra: spark" in meta
+
+
+def test_requirements_are_the_runtime_closure_without_spark(tmp_path):
+    out = package(REPO, tmp_path)
+    pins = dict(line.split("==") for line in out["requirements"].read_text().splitlines())
+    assert {"lxml", "trafilatura", "pandas", "pyarrow", "fasttext-wheel"} <= {k.lower() for k in pins}
+    assert not {"pyspark", "py4j", "pytest", "moto", "pip", "setuptools"} & {k.lower() for k in pins}, pins
 
 
 def test_package_imported_from_the_zip_finds_its_resources(tmp_path):
-    out = package(REPO, tmp_path, python=sys.executable)
+    out = package(REPO, tmp_path)
     zipped = out["py_files"]
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import crawlplan, crawlplan.paths as p;"
             "from crawlplan.schemas import load_schema;"
