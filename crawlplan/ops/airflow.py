@@ -6,12 +6,18 @@ local runner uses. Each task is a ``SparkSubmitOperator`` (apache-airflow-provid
 calling ``jobs/<node>.py`` with the same arguments as ``crawlplan submit`` prints. The master comes
 from the Airflow connection (``ops.conn_id``, host ``yarn``, ``k8s://...`` or ``spark://...``).
 The file imports under Airflow 3 (``airflow.sdk``) and Airflow 2 (``airflow.DAG``).
+
+The DAG runs on Airflow's workers, not where it was generated, so it holds no path of this
+machine: the ``--conf`` file's sections are embedded as ``--set`` arguments
+(``submit.embedded_conf``; regenerate the DAG after editing the file), and the header names the
+file by its base name only.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import PurePosixPath
 
 from crawlplan import __version__
 from crawlplan.conf import section
@@ -65,7 +71,7 @@ def operator_kwargs(spec: submit.SubmitSpec, pipeline: Pipeline, name: str) -> d
         "application_args": submit.application_args(spec, pipeline, node),
         "name": f"crawlplan-{pipeline.name}-{name}",
     }
-    optional = {"py_files": spec.wheel, "archives": submit.archives(spec), "files": submit.files(spec),
+    optional = {"py_files": spec.wheel if spec.ship_package else "", "archives": submit.archives(spec), "files": submit.files(spec),
                 "deploy_mode": spec.deploy_mode, "executor_memory": spec.executor_memory,
                 "driver_memory": spec.driver_memory, "executor_cores": spec.executor_cores or None,
                 "num_executors": spec.num_executors or None, "conf": submit.spark_conf(spec) or None}
@@ -82,6 +88,7 @@ def _literal(value) -> str:
 
 def render_dag(pipeline: Pipeline, conf: dict, *, conf_file: str = "") -> str:
     spec = submit.SubmitSpec.from_conf(conf, conf_file)
+    spec.embed_conf = True
     ops = section(conf, "ops")
     order = pipeline.order()
     nodes = {n: operator_kwargs(spec, pipeline, n) for n in order}
@@ -89,7 +96,7 @@ def render_dag(pipeline: Pipeline, conf: dict, *, conf_file: str = "") -> str:
     dag_id = str(ops["dag_id"] or f"crawlplan_{pipeline.name}")
     return TEMPLATE.format(
         pipeline=pipeline.name, description=pipeline.description or "crawlplan", version=__version__,
-        conf_flag=f" --conf {conf_file}" if conf_file else "", conn_id=str(ops["conn_id"]),
+        conf_flag=f" --conf {PurePosixPath(conf_file).name}" if conf_file else "", conn_id=str(ops["conn_id"]),
         nodes=_literal(nodes), upstream=_literal(upstream), dag_id=dag_id,
         dag_description=(pipeline.description or f"crawlplan {pipeline.name}")[:200],
         schedule=ops["schedule"] or None, retries=int(ops["retries"] or 0),
