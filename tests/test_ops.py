@@ -118,7 +118,8 @@ def test_airflow_dag_text_mirrors_the_pipeline(pipeline, tmp_path):
         assert kw["application"] == f"jobs/{name}.py"
         assert kw["application_args"] == submit.application_args(spec, pipeline, pipeline.nodes[name])
         assert "files" not in kw and "--conf" not in kw["application_args"]
-    assert "schedule='@monthly'" in text and "SparkSubmitOperator" in text
+    assert "schedule='@monthly'" in text and "class CrawlplanNodeOperator(SparkSubmitOperator)" in text
+    assert _assigned_literal(tree, "CHECK_PYTHON") is None     # cluster mode: the job checks its marker
     # issue 29: the DAG runs on Airflow's workers: no path of the machine that generated it
     assert str(tmp_path) not in text and "--conf run.yaml" in text
 

@@ -42,6 +42,8 @@ print("RESULT" + json.dumps({
     "dag_id": dag.dag_id,
     "schedule": str(getattr(dag, "schedule", None)),
     "operators": sorted({type(t).__name__ for t in dag.tasks}),
+    "spark_submit": all(any(b.__name__ == "SparkSubmitOperator" for b in type(t).__mro__) for t in dag.tasks),
+    "check_python": mod.CHECK_PYTHON,
     "upstream": {t: sorted(task.upstream_task_ids) for t, task in dag.task_dict.items()},
     "commands": commands,
 }))
@@ -81,7 +83,8 @@ def test_generated_dag_imports_under_airflow_with_the_pipeline_task_graph(tmp_pa
     result = json.loads(line[len("RESULT"):])
     assert result["import_errors"] == {}
     assert result["dag_ids"] == ["crawlplan_main"] and result["dag_id"] == "crawlplan_main"
-    assert result["operators"] == ["SparkSubmitOperator"]
+    assert result["operators"] == ["CrawlplanNodeOperator"] and result["spark_submit"]
+    assert result["check_python"] is None        # cluster mode: no crawlplan Python where spark-submit runs
     assert result["upstream"] == {n: pipeline.dependencies(n) for n in pipeline.order()}
     # the provider's hook builds the same spark-submit as `crawlplan submit` (option order aside)
     spec = submit.SubmitSpec.from_conf(conf, str(conf_file))

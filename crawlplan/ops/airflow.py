@@ -31,6 +31,7 @@ editing pipelines/{pipeline}.yaml instead of editing this file. Tasks run jobs/<
 spark-submit on the cluster of the Airflow connection '{conn_id}'.
 """
 
+import subprocess
 from datetime import datetime
 
 try:  # Airflow 3
@@ -42,8 +43,30 @@ from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOpe
 # node -> spark-submit settings (the same as `crawlplan submit {pipeline}` prints)
 NODES = {nodes}
 
+# crawlplan's Python on the workers (the client-mode driver's, ops.spark_conf): asked before a
+# node's spark-submit whether its completion marker is current, so a finished node starts no JVM;
+# None: the job checks its marker itself, after spark-submit started
+CHECK_PYTHON = {check_python!r}
+
 # node -> nodes whose datasets it reads
 UPSTREAM = {upstream}
+
+
+
+class CrawlplanNodeOperator(SparkSubmitOperator):
+    """A node's spark-submit, not started when `python -m crawlplan.dag.check` (the job's own
+    marker check, with the job's arguments, no JVM) says the node is up to date."""
+
+    def execute(self, context):
+        if CHECK_PYTHON:
+            check = subprocess.run([CHECK_PYTHON, "-m", "crawlplan.dag.check", self.task_id,
+                                    *self.application_args], capture_output=True, text=True)
+            self.log.info("marker check (exit %s): %s %s", check.returncode, check.stdout.strip(),
+                          check.stderr.strip()[-2000:])
+            if check.returncode == 0:
+                return None
+        return super().execute(context)
+
 
 with DAG(
     dag_id={dag_id!r},
@@ -57,7 +80,7 @@ with DAG(
 ) as dag:
     tasks = {{}}
     for node_name, spec in NODES.items():
-        tasks[node_name] = SparkSubmitOperator(task_id=node_name, conn_id={conn_id!r}, **spec)
+        tasks[node_name] = CrawlplanNodeOperator(task_id=node_name, conn_id={conn_id!r}, **spec)
     for node_name, upstream in UPSTREAM.items():
         for parent in upstream:
             tasks[parent] >> tasks[node_name]
@@ -100,4 +123,5 @@ def render_dag(pipeline: Pipeline, conf: dict, *, conf_file: str = "") -> str:
         nodes=_literal(nodes), upstream=_literal(upstream), dag_id=dag_id,
         dag_description=(pipeline.description or f"crawlplan {pipeline.name}")[:200],
         schedule=ops["schedule"] or None, retries=int(ops["retries"] or 0),
+        check_python=spec.spark_conf.get("spark.pyspark.driver.python") if spec.deploy_mode == "client" else None,
     )

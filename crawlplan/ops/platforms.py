@@ -68,7 +68,7 @@ def _require(target: str, where: str, settings, names: tuple[str, ...]) -> None:
     missing = [f"ops.{where}.{n}" for n in names if not getattr(settings, n)]
     if missing:
         raise ValueError(f"--target {target} needs {', '.join(missing)} (--set {missing[0]}=...; "
-                         f"docs/cluster.md, section {target})")
+                         f"docs/cluster.md, section \"--target {target}\")")
 
 
 def _require_uri(target: str, key: str, value: str, prefixes: tuple[str, ...]) -> None:
@@ -240,7 +240,7 @@ def databricks_job(spec: submit.SubmitSpec, conf: dict, pipeline: Pipeline, *, o
     elif not db.existing_cluster_id:
         job["job_clusters"] = [{"job_cluster_key": "crawlplan", "new_cluster": {
             "spark_version": db.spark_version, "node_type_id": db.node_type_id, "num_workers": db.num_workers,
-            "spark_conf": {**_resources(spec), **spec.spark_conf}}}]
+            "spark_conf": dict(spec.spark_conf)}}]    # memory and cores: the node type's
     return job
 
 
