@@ -111,7 +111,7 @@ def check(spec: SubmitSpec) -> None:
                          f"ops.deploy_mode=client (the driver runs where spark-submit runs)")
     if spec.target == "connect" and not spec.remote:
         raise ValueError("--target connect runs the jobs through a Spark Connect server: set spark.remote "
-                         "(--set spark.remote=sc://HOST:15002) or SPARK_REMOTE in the --conf file's spark section")
+                         "(--set spark.remote=sc://HOST:15002, or in the --conf file's spark section)")
     if spec.target == "k8s":
         check_k8s(spec)
 
