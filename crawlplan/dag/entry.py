@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 
 from crawlplan import connect
 from crawlplan.conf import load_conf
