@@ -38,7 +38,7 @@ fi
 stamp=.venv/.crawlplan-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[test]"
+  .venv/bin/python -m pip install -q -e ".[spark,test]"
   touch "$stamp"
 fi
 scripts/install-chromium.sh || echo "setup: continuing without Chromium (only crawlplan report-check needs it)" >&2

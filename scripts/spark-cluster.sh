@@ -141,6 +141,10 @@ ops:
     spark.driver.host: "127.0.0.1"
     spark.driver.bindAddress: "127.0.0.1"
     spark.ui.enabled: "false"
+    # C1 only: each node is a short application whose driver and executor JVMs start cold on the
+    # shared cores; C2's compiling never pays back there (per node about half the wall: docs/cluster.md)
+    spark.driver.extraJavaOptions: "-XX:TieredStopAtLevel=1"
+    spark.executor.extraJavaOptions: "-XX:TieredStopAtLevel=1"
     spark.pyspark.python: "$DIR/executor-python"
     spark.pyspark.driver.python: "$PY"   # client mode: the driver is this machine's Python
 EOF

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -197,3 +198,67 @@ def test_printed_client_mode_line_runs_extract_on_the_standalone_cluster(spark_c
         assert all(m.startswith(root + "/lib/") for m in w["mods"]), w
         assert Path(w["exe"]).resolve() == node_python, w
         assert "crawlplan-0.1.0-py3-none-any.zip" in w["crawlplan"], w
+
+
+DRIVER_PROBE = r'''
+import json, os, sys
+from pyspark.sql import SparkSession
+
+def where(_):
+    import lxml
+    yield json.dumps({"exe": sys.executable, "env": os.environ.get("CRAWLPLAN_ENVIRONMENT", ""), "lxml": lxml.__file__})
+
+import lxml, trafilatura
+spark = SparkSession.builder.getOrCreate()
+print("PROBE" + json.dumps({"driver": {"exe": sys.executable, "env": os.environ.get("CRAWLPLAN_ENVIRONMENT", ""),
+                                       "mods": [lxml.__file__, trafilatura.__file__], "cwd": os.getcwd()},
+                            "executors": spark.sparkContext.parallelize(range(2), 2).mapPartitions(where).collect()}))
+'''
+
+
+@pytest.mark.slow
+def test_cluster_mode_line_with_its_driver_beside_the_archive_on_the_harness(spark_cluster, env_archive, tmp_path):
+    """The cluster-mode line cannot run on a standalone master (Spark refuses cluster deploy mode
+    for Python there, docs/cluster.md section 5), so its driver side is emulated as YARN and
+    Kubernetes set it up: the archive unpacked as ./environment in the driver's working folder, and
+    the line's one Python setting, spark.pyspark.python=./environment/bin/python, then applying to
+    the driver too. The printed cluster-mode line, run with --deploy-mode client from such a folder:
+    the driver runs the nodes' interpreter with the archive's packages, and extract succeeds."""
+    dist, printed = env_archive
+    line = next(ln.strip() for i, ln in enumerate(printed.splitlines())
+                if ln.strip().startswith("spark-submit") and "cluster deploy mode" in printed.splitlines()[i - 1])
+    assert "--deploy-mode cluster" in line and "spark.pyspark.driver.python" not in line
+    line = line.replace("--deploy-mode cluster", "--deploy-mode client")
+    environment = dist / "environment"          # the driver container's ./environment
+    with tarfile.open(dist / "crawlplan-env.tar.gz") as tar:
+        tar.extractall(environment, filter="data")
+    try:
+        bin_dir = str(Path(spark_submit_binary("spark-submit")).parent)
+        out = tmp_path / "out"
+        env = {**cluster_env(), "MASTER": spark_cluster.master, "NODE": "extract", "OUT": str(out),
+               "PATH": f"{bin_dir}:{os.environ['PATH']}", "SPARK_LOCAL_IP": "127.0.0.1",
+               "CRAWLPLAN_CACHE": str(tmp_path / "cache"), "CRAWLPLAN_NODE_PYTHON": _other_python()}
+        probe = tmp_path / "probe.py"
+        probe.write_text(DRIVER_PROBE)
+        probe_line = line[:line.index('/"$NODE".py')].rsplit(" ", 1)[0] + f" {probe}"
+        proc = subprocess.run(["bash", "-c", probe_line], cwd=dist, env=env, capture_output=True, text=True,
+                              timeout=600)
+        found = next((ln for ln in proc.stdout.splitlines() if ln.startswith("PROBE")), "")
+        assert found, proc.stderr[-3000:]
+        got = json.loads(found[len("PROBE"):])
+        driver = got["driver"]
+        assert driver["env"] == str(environment.resolve()), driver
+        assert all(m.startswith(str(environment.resolve()) + "/lib/") for m in driver["mods"]), driver
+        assert Path(driver["exe"]).resolve() == Path(_other_python()).resolve(), driver
+        for w in map(json.loads, got["executors"]):
+            assert w["env"].endswith("/environment") and w["lxml"].startswith(w["env"] + "/lib/"), w
+
+        warc = write_warc(tmp_path / "pages.warc.gz", [{"url": f"https://site{i}.example/page",
+                                                        "body": html_page(f"Page {i}")} for i in range(4)])
+        proc = subprocess.run(["bash", "-c", line + f" --input {warc} --set spark.shuffle_partitions=2"], cwd=dist,
+                              env=env, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+        marker = json.loads((out / "_markers" / "extract.json").read_text())
+        assert marker["rows"]["warc_files"] == 1 and marker["rows"]["documents"] >= 1, marker["rows"]
+    finally:
+        shutil.rmtree(environment, ignore_errors=True)

@@ -104,17 +104,24 @@ def _assigned_literal(tree: ast.Module, name: str):
     raise AssertionError(f"{name} not assigned")
 
 
-def test_airflow_dag_text_mirrors_the_pipeline(pipeline):
-    text = render_dag(pipeline, load_conf("cluster", overrides=["ops.schedule=@monthly"]), conf_file="run.yaml")
+def test_airflow_dag_text_mirrors_the_pipeline(pipeline, tmp_path):
+    run_yaml = tmp_path / "run.yaml"
+    run_yaml.write_text("inputs:\n  warc_paths: s3://cc/warc.paths.gz\nspark:\n  conf:\n    spark.x.y: '1'\n")
+    text = render_dag(pipeline, load_conf("cluster", overrides=["ops.schedule=@monthly"]), conf_file=str(run_yaml))
     tree = ast.parse(text)
     nodes, upstream = _assigned_literal(tree, "NODES"), _assigned_literal(tree, "UPSTREAM")
     assert list(nodes) == pipeline.order()
     assert upstream == {n: pipeline.dependencies(n) for n in pipeline.order()}
-    spec = submit.SubmitSpec.from_conf(load_conf("cluster"), "run.yaml")
+    spec = submit.SubmitSpec.from_conf(load_conf("cluster"), str(run_yaml))
+    spec.embed_conf = True
     for name, kw in nodes.items():
         assert kw["application"] == f"jobs/{name}.py"
         assert kw["application_args"] == submit.application_args(spec, pipeline, pipeline.nodes[name])
-    assert "schedule='@monthly'" in text and "SparkSubmitOperator" in text
+        assert "files" not in kw and "--conf" not in kw["application_args"]
+    assert "schedule='@monthly'" in text and "class CrawlplanNodeOperator(SparkSubmitOperator)" in text
+    assert _assigned_literal(tree, "CHECK_PYTHON") is None     # cluster mode: the job checks its marker
+    # issue 29: the DAG runs on Airflow's workers: no path of the machine that generated it
+    assert str(tmp_path) not in text and "--conf run.yaml" in text
 
 
 def test_wheel_carries_package_and_resources_and_is_reproducible(tmp_path):
@@ -135,12 +142,23 @@ def test_wheel_carries_package_and_resources_and_is_reproducible(tmp_path):
                 data = zf.read(name)
                 expect = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
                 assert digest == f"sha256={expect}" and int(size) == len(data)
-        meta = zf.read("crawlplan-0.1.0.dist-info/METADATA").decode()
-        assert "Requires-Dist: pyspark" in meta
+        meta = zf.read("crawlplan-0.1.0.dist-info/METADATA").decode().splitlines()
+        # the platform's Spark brings pyspark: installing the wheel must not pull PyPI's over it
+        spark = [line for line in meta if line.startswith("Requires-Dist: pyspark")]
+        assert spark and all(line.endswith('extra == "spark"') or 'extra == "test"' in line
+                             or 'extra == "connect"' in line for line in spark), spark
+        assert "Requires-Dist: lxml>=5" in meta and "Provides-Extra: spark" in meta
+
+
+def test_requirements_are_the_runtime_closure_without_spark(tmp_path):
+    out = package(REPO, tmp_path)
+    pins = dict(line.split("==") for line in out["requirements"].read_text().splitlines())
+    assert {"lxml", "trafilatura", "pandas", "pyarrow", "fasttext-wheel"} <= {k.lower() for k in pins}
+    assert not {"pyspark", "py4j", "pytest", "moto", "pip", "setuptools"} & {k.lower() for k in pins}, pins
 
 
 def test_package_imported_from_the_zip_finds_its_resources(tmp_path):
-    out = package(REPO, tmp_path, python=sys.executable)
+    out = package(REPO, tmp_path)
     zipped = out["py_files"]
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import crawlplan, crawlplan.paths as p;"
             "from crawlplan.schemas import load_schema;"
@@ -169,13 +187,20 @@ def test_every_job_has_a_docs_page_with_local_and_cluster_commands(pipeline):
         assert "spark-submit" in text and f"jobs/{name}.py" in text, f"docs/jobs/{name}.md lacks a cluster example"
 
 
-def test_submit_run_stops_at_the_first_failing_node(capsys, tmp_path):
+def test_submit_run_stops_at_the_first_failing_node(capsys, tmp_path, monkeypatch):
     from crawlplan.cli import main
 
     run_yaml = tmp_path / "my-run.yaml"
     run_yaml.write_text("inputs:\n  warc_paths: s3a://commoncrawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz\n"
                         "  host_index: s3a://bucket/host-index/\n  web_graph: s3a://bucket/graph/\n")
     inputs = ["--conf", str(run_yaml)]
+    monkeypatch.delenv("HADOOP_CONF_DIR", raising=False)
+    monkeypatch.delenv("YARN_CONF_DIR", raising=False)
+    # spark-submit --master yarn would fail with "either HADOOP_CONF_DIR or YARN_CONF_DIR must be set"
+    assert main(["submit", "main", "--run", "--only", "extract", "--set", "ops.spark_submit=/bin/true", *inputs]) == 2
+    assert "set HADOOP_CONF_DIR (or YARN_CONF_DIR) to the folder holding the cluster's yarn-site.xml" \
+        in capsys.readouterr().err
+    monkeypatch.setenv("HADOOP_CONF_DIR", str(tmp_path))
     assert main(["submit", "main", "--run", "--only", "extract", "--only", "classify",
                  "--set", "ops.spark_submit=/bin/true", *inputs]) == 0
     out = capsys.readouterr().out

@@ -42,6 +42,8 @@ print("RESULT" + json.dumps({
     "dag_id": dag.dag_id,
     "schedule": str(getattr(dag, "schedule", None)),
     "operators": sorted({type(t).__name__ for t in dag.tasks}),
+    "spark_submit": all(any(b.__name__ == "SparkSubmitOperator" for b in type(t).__mro__) for t in dag.tasks),
+    "check_python": mod.CHECK_PYTHON,
     "upstream": {t: sorted(task.upstream_task_ids) for t, task in dag.task_dict.items()},
     "commands": commands,
 }))
@@ -67,7 +69,10 @@ def test_generated_dag_imports_under_airflow_with_the_pipeline_task_graph(tmp_pa
     conf = load_conf("cluster", overrides=["ops.schedule=@monthly", "ops.env_archive=s3a://b/env.tar.gz"])
     dag_file = tmp_path / "dags" / "crawlplan_main.py"
     dag_file.parent.mkdir()
-    dag_file.write_text(render_dag(pipeline, conf, conf_file="/etc/crawlplan/run.yaml"))
+    conf_file = tmp_path / "run.yaml"
+    conf_file.write_text("inputs:\n  warc_paths: s3://commoncrawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz\n")
+    dag_file.write_text(render_dag(pipeline, conf, conf_file=str(conf_file)))
+    assert str(tmp_path) not in dag_file.read_text()          # issue 29: no path of the generating machine
     env = {**os.environ, "AIRFLOW_HOME": str(tmp_path / "airflow"), "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
            "AIRFLOW__CORE__DAGS_FOLDER": str(dag_file.parent), "AIRFLOW_CONN_SPARK_DEFAULT": "spark://yarn",
            "PYTHONPATH": ""}
@@ -78,10 +83,12 @@ def test_generated_dag_imports_under_airflow_with_the_pipeline_task_graph(tmp_pa
     result = json.loads(line[len("RESULT"):])
     assert result["import_errors"] == {}
     assert result["dag_ids"] == ["crawlplan_main"] and result["dag_id"] == "crawlplan_main"
-    assert result["operators"] == ["SparkSubmitOperator"]
+    assert result["operators"] == ["CrawlplanNodeOperator"] and result["spark_submit"]
+    assert result["check_python"] is None        # cluster mode: no crawlplan Python where spark-submit runs
     assert result["upstream"] == {n: pipeline.dependencies(n) for n in pipeline.order()}
     # the provider's hook builds the same spark-submit as `crawlplan submit` (option order aside)
-    spec = submit.SubmitSpec.from_conf(conf, "/etc/crawlplan/run.yaml")
+    spec = submit.SubmitSpec.from_conf(conf, str(conf_file))
+    spec.embed_conf = True                      # the DAG carries the conf file's sections, not its path
     for name in pipeline.order():
         ours, app, args = _options(submit.command(spec, pipeline, pipeline.nodes[name]))
         theirs, app2, args2 = _options(result["commands"][name])

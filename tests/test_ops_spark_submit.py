@@ -40,7 +40,7 @@ def test_extract_runs_from_the_packaged_zip_under_spark_submit(tmp_path, shared_
         pytest.skip(f"{warc} not in the shared data")
     if not _spark_submit().is_file():
         pytest.skip("pyspark ships no bin/spark-submit here")
-    dist = package(REPO, tmp_path / "dist", python=sys.executable)
+    dist = package(REPO, tmp_path / "dist")
     python = isolated_python(tmp_path / "env")
     probe = subprocess.run([str(python), "-c", "import crawlplan"], capture_output=True, text=True, cwd=tmp_path)
     assert probe.returncode != 0, "the isolated interpreter must not see the checkout's crawlplan"

@@ -140,7 +140,7 @@ def test_site_ground_truth_is_its_own_data_file():
 def test_the_zipped_package_finds_the_site_types(tmp_path):
     from crawlplan.ops.package import package
 
-    zipped = package(REPO, tmp_path, python=sys.executable)["py_files"]
+    zipped = package(REPO, tmp_path)["py_files"]
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from crawlplan.source.experiment import site_types;"
             "import crawlplan.paths as p; print(p.resource_dir('conf')); print(sorted(site_types()))")
     proc = subprocess.run([sys.executable, "-I", "-c", code, str(zipped)], capture_output=True, text=True,

@@ -6,12 +6,18 @@ local runner uses. Each task is a ``SparkSubmitOperator`` (apache-airflow-provid
 calling ``jobs/<node>.py`` with the same arguments as ``crawlplan submit`` prints. The master comes
 from the Airflow connection (``ops.conn_id``, host ``yarn``, ``k8s://...`` or ``spark://...``).
 The file imports under Airflow 3 (``airflow.sdk``) and Airflow 2 (``airflow.DAG``).
+
+The DAG runs on Airflow's workers, not where it was generated, so it holds no path of this
+machine: the ``--conf`` file's sections are embedded as ``--set`` arguments
+(``submit.embedded_conf``; regenerate the DAG after editing the file), and the header names the
+file by its base name only.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import PurePosixPath
 
 from crawlplan import __version__
 from crawlplan.conf import section
@@ -25,6 +31,7 @@ editing pipelines/{pipeline}.yaml instead of editing this file. Tasks run jobs/<
 spark-submit on the cluster of the Airflow connection '{conn_id}'.
 """
 
+import subprocess
 from datetime import datetime
 
 try:  # Airflow 3
@@ -36,8 +43,30 @@ from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOpe
 # node -> spark-submit settings (the same as `crawlplan submit {pipeline}` prints)
 NODES = {nodes}
 
+# crawlplan's Python on the workers (the client-mode driver's, ops.spark_conf): asked before a
+# node's spark-submit whether its completion marker is current, so a finished node starts no JVM;
+# None: the job checks its marker itself, after spark-submit started
+CHECK_PYTHON = {check_python!r}
+
 # node -> nodes whose datasets it reads
 UPSTREAM = {upstream}
+
+
+
+class CrawlplanNodeOperator(SparkSubmitOperator):
+    """A node's spark-submit, not started when `python -m crawlplan.dag.check` (the job's own
+    marker check, with the job's arguments, no JVM) says the node is up to date."""
+
+    def execute(self, context):
+        if CHECK_PYTHON:
+            check = subprocess.run([CHECK_PYTHON, "-m", "crawlplan.dag.check", self.task_id,
+                                    *self.application_args], capture_output=True, text=True)
+            self.log.info("marker check (exit %s): %s %s", check.returncode, check.stdout.strip(),
+                          check.stderr.strip()[-2000:])
+            if check.returncode == 0:
+                return None
+        return super().execute(context)
+
 
 with DAG(
     dag_id={dag_id!r},
@@ -51,7 +80,7 @@ with DAG(
 ) as dag:
     tasks = {{}}
     for node_name, spec in NODES.items():
-        tasks[node_name] = SparkSubmitOperator(task_id=node_name, conn_id={conn_id!r}, **spec)
+        tasks[node_name] = CrawlplanNodeOperator(task_id=node_name, conn_id={conn_id!r}, **spec)
     for node_name, upstream in UPSTREAM.items():
         for parent in upstream:
             tasks[parent] >> tasks[node_name]
@@ -65,7 +94,7 @@ def operator_kwargs(spec: submit.SubmitSpec, pipeline: Pipeline, name: str) -> d
         "application_args": submit.application_args(spec, pipeline, node),
         "name": f"crawlplan-{pipeline.name}-{name}",
     }
-    optional = {"py_files": spec.wheel, "archives": submit.archives(spec), "files": submit.files(spec),
+    optional = {"py_files": spec.wheel if spec.ship_package else "", "archives": submit.archives(spec), "files": submit.files(spec),
                 "deploy_mode": spec.deploy_mode, "executor_memory": spec.executor_memory,
                 "driver_memory": spec.driver_memory, "executor_cores": spec.executor_cores or None,
                 "num_executors": spec.num_executors or None, "conf": submit.spark_conf(spec) or None}
@@ -82,6 +111,7 @@ def _literal(value) -> str:
 
 def render_dag(pipeline: Pipeline, conf: dict, *, conf_file: str = "") -> str:
     spec = submit.SubmitSpec.from_conf(conf, conf_file)
+    spec.embed_conf = True
     ops = section(conf, "ops")
     order = pipeline.order()
     nodes = {n: operator_kwargs(spec, pipeline, n) for n in order}
@@ -89,8 +119,9 @@ def render_dag(pipeline: Pipeline, conf: dict, *, conf_file: str = "") -> str:
     dag_id = str(ops["dag_id"] or f"crawlplan_{pipeline.name}")
     return TEMPLATE.format(
         pipeline=pipeline.name, description=pipeline.description or "crawlplan", version=__version__,
-        conf_flag=f" --conf {conf_file}" if conf_file else "", conn_id=str(ops["conn_id"]),
+        conf_flag=f" --conf {PurePosixPath(conf_file).name}" if conf_file else "", conn_id=str(ops["conn_id"]),
         nodes=_literal(nodes), upstream=_literal(upstream), dag_id=dag_id,
         dag_description=(pipeline.description or f"crawlplan {pipeline.name}")[:200],
         schedule=ops["schedule"] or None, retries=int(ops["retries"] or 0),
+        check_python=spec.spark_conf.get("spark.pyspark.driver.python") if spec.deploy_mode == "client" else None,
     )

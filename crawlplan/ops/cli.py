@@ -18,9 +18,16 @@ def register(subparsers) -> None:
     af.add_argument("--out", metavar="FILE", help="DAG file to write (default dags/crawlplan_<pipeline>.py)")
     af.set_defaults(func="crawlplan.ops.commands:cmd_airflow")
 
-    sb = subparsers.add_parser("submit", help="print (or --run) the spark-submit commands in dependency order")
+    sb = subparsers.add_parser("submit", help="print (or --run) each node's submission for a platform, in "
+                               "dependency order")
     _conf_args(sb)
-    sb.add_argument("--run", action="store_true", help="run them one after another, stopping at the first failure")
+    sb.add_argument("--target", choices=("local", "standalone", "yarn", "k8s", "connect", "dataproc",
+                                         "emr-serverless", "databricks"),
+                    help="the platform (default: the cluster manager ops.master names); spark-submit lines for "
+                         "local/standalone/yarn/k8s/connect, gcloud for dataproc, aws for emr-serverless, a Jobs "
+                         "API job (JSON) for databricks (docs/cluster.md)")
+    sb.add_argument("--run", action="store_true", help="run them one after another, stopping at the first failure "
+                    "(spark-submit targets)")
     sb.add_argument("--only", metavar="NODE", action="append", help="just these nodes (repeatable)")
     sb.add_argument("--force", action="store_true",
                     help="pass --force to the jobs: redo nodes whose completion markers are current")

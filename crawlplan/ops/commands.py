@@ -5,15 +5,18 @@ Spark, pandas or this domain's libraries."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from crawlplan.conf import load_conf
+from crawlplan.conf import ConfError, load_conf
+from crawlplan.dag import entry
+from crawlplan.dag.arguments import add_job_arguments
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import check_inputs
-from crawlplan.ops import submit
+from crawlplan.ops import platforms, submit
 from crawlplan.ops.airflow import render_dag
 from crawlplan.ops.docs import render_datasets
 from crawlplan.ops.package import describe_usage, package
@@ -44,23 +47,25 @@ def cmd_airflow(args) -> int:
 
 def cmd_submit(args) -> int:
     pipeline, conf = _load(args)
-    spec = submit.SubmitSpec.from_conf(conf, args.conf or "")
+    spec = submit.SubmitSpec.from_conf(conf, args.conf or "", target=args.target or "")
+    spec.force = args.force
+    if spec.target in platforms.PLATFORM_TARGETS:
+        if args.run:
+            raise ValueError(f"--run runs spark-submit targets; for --target {spec.target} run what it prints "
+                             f"(docs/cluster.md, section \"--target {spec.target}\")")
+        text = platforms.render_platform(spec, conf, pipeline, one_application=args.one_application, only=args.only)
+        _warn(submit.warnings_for(spec, conf) + platforms.platform_warnings(spec), "submit")
+        print(text, end="")
+        return 0
     submit.check(spec)
     _warn(submit.warnings_for(spec, conf), "submit")
     spec.spark_submit = submit.spark_submit_binary(spec.spark_submit)
-    spec.force = args.force
-    if args.one_application and args.only:
-        raise ValueError("--one-application runs the whole pipeline in one spark-submit; --only picks nodes "
-                         "to submit one by one: give one of them")
-    cmds = submit.commands(spec, pipeline, one_application=args.one_application)
-    if args.only:
-        unknown = set(args.only) - set(pipeline.nodes)
-        if unknown:
-            raise KeyError(pipeline.unknown_node(sorted(unknown)[0]))
-        cmds = [(n, c) for n, c in cmds if n in args.only]
-    env = submit.driver_defaults(spec, environ={})
+    cmds = submit.commands(spec, pipeline, one_application=args.one_application, only=args.only)
+    guards = submit.checks(spec, pipeline, one_application=args.one_application, only=args.only)
+    env = {**submit.driver_defaults(spec, environ={}), "CRAWLPLAN_PYTHON": sys.executable}
     if not args.run:
-        print(submit.render(cmds, env), end="")
+        print(submit.render(cmds, env, checks=[submit.YARN_CONF_CHECK] if spec.target == "yarn" else [],
+                            guards=guards), end="")
         return 0
 
     # before the first cluster job, not after; against the conf the jobs get (--conf and the
@@ -68,9 +73,14 @@ def cmd_submit(args) -> int:
     submitted = [n for n, _ in cmds]
     nodes = pipeline.upstream(submitted) if args.one_application else submitted
     check_inputs(pipeline, nodes, load_conf(spec.profile, args.conf), verb="submit")
+    missing = submit.yarn_conf_missing(spec, os.environ)
+    if missing:
+        raise ValueError(missing)
     env = {**os.environ, **submit.driver_defaults(spec)}
     for i, (name, cmd) in enumerate(cmds, 1):
         print(f"[{i}/{len(cmds)}] {name}: {' '.join(redact_args(cmd))}", flush=True)  # logs keep no secrets
+        if node_current(guards[name]):      # no spark-submit, no JVM for a node that would skip
+            continue
         rc = subprocess.call(cmd, env=env)
         if rc != 0:
             print(f"crawlplan submit: node {name} failed (exit {rc}); later nodes not started. Fix it and "
@@ -78,6 +88,20 @@ def cmd_submit(args) -> int:
                   file=sys.stderr)
             return rc
     return 0
+
+
+def node_current(check_args: list[str]) -> bool:
+    """The job's own marker check (``crawlplan.dag.entry.current``), in this process: the imports
+    are paid once for every node, and a current node never starts spark-submit."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("node")
+    add_job_arguments(parser)
+    job = parser.parse_args(check_args)
+    try:
+        conf, pipeline = entry.prepared(job.node, job)
+        return entry.current(job.node, job, conf, pipeline)
+    except (ConfError, KeyError, ValueError, OSError):
+        return False      # the job itself will say what is wrong
 
 
 def cmd_package(args) -> int:

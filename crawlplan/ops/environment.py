@@ -100,6 +100,15 @@ def closure(requirements: list[str], site: Path, python: str) -> dict[str, metad
     return {name: installed[name] for name in sorted(seen)}
 
 
+def runtime_pins(repo: Path, venv: Path) -> str:
+    """``requirements.txt``: ``name==version`` of the runtime closure installed in ``venv`` (no
+    pyspark or py4j, no extras): what a cluster image installs beside the wheel."""
+    site = _site_packages(venv)
+    python = site.parent.name.removeprefix("python")
+    dists = closure(runtime_requirements(repo), site, python)
+    return "".join(f"{d.metadata['Name']}=={d.version}\n" for d in dists.values())
+
+
 def _tags(dist: metadata.Distribution) -> list[str]:
     return [line.split(":", 1)[1].strip() for line in (dist.read_text("WHEEL") or "").splitlines()
             if line.startswith("Tag:")]

@@ -13,7 +13,12 @@
   runtime dependency closure (fastText, lxml, trafilatura... have C extensions, which cannot be
   imported from a zip) with a ``bin/python`` launcher that runs the node's own CPython of the same
   minor version; no pyspark, no test or bench extras. How and why: ``crawlplan.ops.environment``.
-* ``requirements.txt``: the exact versions, for building a cluster image instead.
+* ``requirements.txt``: the exact versions of the runtime closure (the ``dependencies`` of
+  pyproject.toml, recursively, as installed here), without pyspark and py4j, for building a
+  cluster image instead (``pip install -r requirements.txt && pip install --no-deps <wheel>``).
+  The wheel itself does not require pyspark (it is the ``spark`` extra): on Dataproc, EMR,
+  Databricks or in the Kubernetes image the platform's Spark brings pyspark, which one from PyPI
+  would shadow.
 """
 
 from __future__ import annotations
@@ -21,17 +26,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tomllib
 import zipfile
 from pathlib import Path
 
+from packaging.requirements import Requirement
+
 from crawlplan import __version__
-from crawlplan.ops.environment import build_env_archive, describe_requirement
+from crawlplan.ops.environment import build_env_archive, describe_requirement, runtime_pins
 from crawlplan.paths import package_files
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: same tree, same wheel bytes
@@ -42,9 +47,18 @@ def _digest(data: bytes) -> str:
 
 
 def _metadata(project: dict) -> str:
+    """Core metadata: the dependencies, and each extra's requirements under its ``extra`` marker
+    (so ``pip install crawlplan-*.whl`` installs no pyspark, ``crawlplan[spark]`` does)."""
     lines = ["Metadata-Version: 2.1", f"Name: {project['name']}", f"Version: {project['version']}",
              f"Summary: {project.get('description', '')}", f"Requires-Python: {project.get('requires-python', '')}"]
     lines += [f"Requires-Dist: {dep}" for dep in project.get("dependencies", [])]
+    for extra, deps in project.get("optional-dependencies", {}).items():
+        lines.append(f"Provides-Extra: {extra}")
+        for dep in deps:
+            req = Requirement(dep)
+            marker = f"({req.marker}) and " if req.marker else ""
+            req.marker = None
+            lines.append(f'Requires-Dist: {req}; {marker}extra == "{extra}"')
     return "\n".join(lines) + "\n"
 
 
@@ -80,23 +94,15 @@ def build_wheel(repo: Path, out_dir: Path) -> Path:
     return target
 
 
-def freeze(python: str) -> str:
-    out = subprocess.run([python, "-m", "pip", "freeze", "--exclude-editable"], capture_output=True, text=True,
-                         check=True).stdout
-    keep = [line for line in out.splitlines() if line and not re.match(r"(?i)crawlplan\b", line)]
-    return "\n".join(keep) + "\n"
-
-
-def package(repo: Path, out_dir: Path, *, venv: Path | None = None, python: str | None = None) -> dict[str, Path]:
+def package(repo: Path, out_dir: Path, *, venv: Path | None = None) -> dict[str, Path]:
+    """The wheel, its .zip twin, requirements.txt of the environment ``venv`` (default: this
+    Python's) and, with ``venv``, the environment archive."""
     wheel = build_wheel(repo, out_dir)
     pyfiles = wheel.with_suffix(".zip")
     shutil.copyfile(wheel, pyfiles)
     out: dict[str, Path] = {"wheel": wheel, "py_files": pyfiles}
-    try:
-        (out_dir / "requirements.txt").write_text(freeze(python or sys.executable))
-        out["requirements"] = out_dir / "requirements.txt"
-    except (subprocess.CalledProcessError, OSError):
-        pass
+    (out_dir / "requirements.txt").write_text(runtime_pins(repo, venv or Path(sys.prefix)))
+    out["requirements"] = out_dir / "requirements.txt"
     if venv is not None:
         out["env"] = build_env_archive(venv, out_dir, repo)
     return out
