@@ -138,3 +138,34 @@ def compare_frames(left: pd.DataFrame, right: pd.DataFrame) -> str:
 
 def java_missing() -> str:
     return "" if shutil.which("java") else "no java on PATH (the standalone cluster runs on a JVM)"
+
+
+AIRFLOW_PYTHON = Path(os.environ.get("CRAWLPLAN_AIRFLOW_PYTHON", REPO / ".venv-airflow" / "bin" / "python"))
+
+
+def airflow(env: dict, *args: str, timeout: int = 3000) -> subprocess.CompletedProcess:
+    """``python -m airflow ARGS`` of the Airflow venv, in ``env["AIRFLOW_HOME"]``."""
+    return subprocess.run([str(AIRFLOW_PYTHON), "-m", "airflow", *args], env=env, capture_output=True, text=True,
+                          timeout=timeout, cwd=env["AIRFLOW_HOME"])
+
+
+def airflow_home(tmp_path: Path, **extra_env: str) -> dict:
+    """A fresh Airflow (SQLite under ``tmp_path/airflow``, DAGs in ``tmp_path/dags``, our pyspark's
+    spark-submit on PATH, no PYTHONPATH) with its database migrated: the environment to run it in.
+    Skips the test when the Airflow venv is missing (scripts/test-extras.sh makes it)."""
+    # crawlplan.ops.submit: the spark-submit of the pyspark the tests use
+    from crawlplan.ops.submit import spark_submit_binary
+
+    if not AIRFLOW_PYTHON.is_file():
+        pytest.skip(f"no Airflow interpreter at {AIRFLOW_PYTHON}: run scripts/test-extras.sh (creates .venv-airflow) "
+                    f"or set CRAWLPLAN_AIRFLOW_PYTHON")
+    home = tmp_path / "airflow"
+    (tmp_path / "dags").mkdir()
+    home.mkdir()
+    bin_dir = str(Path(spark_submit_binary("spark-submit")).parent)
+    env = {**cluster_env(), "AIRFLOW_HOME": str(home), "AIRFLOW__CORE__DAGS_FOLDER": str(tmp_path / "dags"),
+           "AIRFLOW__CORE__LOAD_EXAMPLES": "False", "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+           "PYTHONPATH": "", **extra_env}
+    proc = airflow(env, "db", "migrate", timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return env

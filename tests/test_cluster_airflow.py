@@ -11,15 +11,13 @@ apache-airflow-providers-apache-spark.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from cluster_support import (
-    REPO,
+    airflow,
+    airflow_home,
     cluster_conf,
-    cluster_env,
     compare_runs,
     crawlplan,
     whole_pipeline_runs,
@@ -27,33 +25,13 @@ from cluster_support import (
 )
 
 from crawlplan.dag.pipeline import load_pipeline
-from crawlplan.ops.submit import spark_submit_binary
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark]
-
-AIRFLOW_PYTHON = Path(os.environ.get("CRAWLPLAN_AIRFLOW_PYTHON", REPO / ".venv-airflow" / "bin" / "python"))
-
-
-def _airflow(env: dict, *args: str, timeout: int = 3000) -> subprocess.CompletedProcess:
-    return subprocess.run([str(AIRFLOW_PYTHON), "-m", "airflow", *args], env=env, capture_output=True, text=True,
-                          timeout=timeout, cwd=env["AIRFLOW_HOME"])
 
 
 @pytest.fixture
 def airflow_env(tmp_path, spark_cluster):
-    if not AIRFLOW_PYTHON.is_file():
-        pytest.skip(f"no Airflow interpreter at {AIRFLOW_PYTHON}: run scripts/test-extras.sh (creates .venv-airflow) "
-                    f"or set CRAWLPLAN_AIRFLOW_PYTHON")
-    home = tmp_path / "airflow"
-    (tmp_path / "dags").mkdir()
-    home.mkdir()
-    bin_dir = str(Path(spark_submit_binary("spark-submit")).parent)   # the spark-submit of our pyspark
-    env = {**cluster_env(), "AIRFLOW_HOME": str(home), "AIRFLOW__CORE__DAGS_FOLDER": str(tmp_path / "dags"),
-           "AIRFLOW__CORE__LOAD_EXAMPLES": "False", "AIRFLOW_CONN_SPARK_DEFAULT": spark_cluster.master,
-           "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "PYTHONPATH": ""}
-    proc = _airflow(env, "db", "migrate", timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return env
+    return airflow_home(tmp_path, AIRFLOW_CONN_SPARK_DEFAULT=spark_cluster.master)
 
 
 @whole_pipeline_runs
@@ -70,7 +48,7 @@ def test_airflow_runs_the_dag_on_the_cluster_and_a_retried_task_resumes(spark_cl
     assert proc.returncode == 0, proc.stderr
 
     # 1. the whole DAG: host_stats fails on purpose, its downstream tasks never start
-    first = _airflow(airflow_env, "dags", "test", "crawlplan_main")
+    first = airflow(airflow_env, "dags", "test", "crawlplan_main")
     log = first.stdout + first.stderr
     markers = {p.stem: json.loads(p.read_text()) for p in (out / "_markers").glob("*.json")}
     # the branches that do not need host_stats finish; everything downstream of it never starts
@@ -85,14 +63,14 @@ def test_airflow_runs_the_dag_on_the_cluster_and_a_retried_task_resumes(spark_cl
     proc = crawlplan("airflow", "main", "--conf", str(conf_file), "--out", str(dag_file), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert str(conf_file) not in dag_file.read_text()
-    retry = _airflow(airflow_env, "tasks", "test", "crawlplan_main", "host_stats")
+    retry = airflow(airflow_env, "tasks", "test", "crawlplan_main", "host_stats")
     assert retry.returncode == 0, (retry.stdout + retry.stderr)[-4000:]
     assert (out / "_markers" / "host_stats.json").is_file()
     for name in ("extract", "classify"):
         assert json.loads((out / "_markers" / f"{name}.json").read_text()) == markers[name]
 
     # 3. the DAG relaunched: the finished nodes are skipped (markers untouched), the rest run
-    second = _airflow(airflow_env, "dags", "test", "crawlplan_main")
+    second = airflow(airflow_env, "dags", "test", "crawlplan_main")
     log = second.stdout + second.stderr
     assert second.returncode == 0, log[-4000:]
     done = {**markers, "host_stats": json.loads((out / "_markers" / "host_stats.json").read_text())}

@@ -2,11 +2,13 @@
 or a shared cluster: a server on 127.0.0.1 (scripts/spark-connect.sh, local[2]) whose Python
 workers cannot import crawlplan, so the package, the models and every file operation have to go
 through the Connect client. Every dataset must equal the local run's, and a relaunch skips every
-node — through `crawlplan run` and through one node's `crawlplan job`; a job's `spark-submit --remote` entry runs."""
+node — through `crawlplan run` and through one node's `crawlplan job`; a job's `spark-submit --remote`
+entry runs; and a real Airflow runs `crawlplan airflow --target connect`'s DAG through the server."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -15,6 +17,8 @@ import pandas as pd
 import pytest
 from cluster_support import (
     REPO,
+    airflow,
+    airflow_home,
     cluster_env,
     compare_frames,
     compare_runs,
@@ -72,3 +76,39 @@ def test_main_pipeline_through_spark_connect_equals_the_local_run(spark_connect,
     assert rerun["finished_at"] != markers["host_stats"]["finished_at"]      # it ran, through the server
     assert {name: compare_frames(frame, pd.read_parquet(out / name)) for name, frame in before.items()} == \
         {name: "" for name in before}
+
+
+@whole_pipeline_runs
+def test_airflow_runs_the_connect_dag_through_the_server(spark_connect, demo_local_run, tmp_path):
+    """`crawlplan airflow main --target connect`: each task runs its job in the worker's Python as a
+    Connect client (no spark-submit). On a copy of the local run without host_stats, `airflow dags
+    test` answers the finished nodes from their markers, runs host_stats through the server, and
+    every dataset equals the local run's."""
+    base, local_out = demo_local_run
+    out = tmp_path / "out"
+    shutil.copytree(local_out, out)
+    pipeline = load_pipeline("main")
+    for dataset in pipeline.nodes["host_stats"].outputs:
+        shutil.rmtree(out / dataset)
+    (out / "_markers" / "host_stats.json").unlink()
+    before = {p.stem: json.loads(p.read_text()) for p in (out / "_markers").glob("*.json")}
+    env = airflow_home(tmp_path)
+    conf_file = write_yaml(tmp_path / "connect-run.yaml", base)
+    dag_file = tmp_path / "dags" / "crawlplan_main.py"
+    proc = crawlplan("airflow", "main", "--target", "connect", "--conf", str(conf_file), "--out", str(dag_file),
+                     "--set", f"spark.remote={spark_connect}", "--set", f"ops.code_uri={REPO / 'jobs'}",
+                     "--set", f"ops.out_dir={out}", "--set", "ops.profile=local",
+                     "--set", "ops.spark_conf=" + json.dumps({"spark.pyspark.driver.python": sys.executable}),
+                     cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = dag_file.read_text()
+    assert "CrawlplanConnectOperator" in text and "SparkSubmitOperator" not in text and str(conf_file) not in text
+
+    run = airflow(env, "dags", "test", "crawlplan_main")
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, log[-4000:]
+    after = {p.stem: json.loads(p.read_text()) for p in (out / "_markers").glob("*.json")}
+    assert "host_stats" in after, log[-4000:]                            # its marker was deleted: it ran
+    for name in ("extract", "classify", "site_pages", "sitemaps"):    # not upstream or downstream of it
+        assert after[name] == before[name], name
+    assert compare_runs(pipeline, local_out, out) == []

@@ -9,12 +9,10 @@ spark-submit --remote against scripts/spark-connect.sh's server (the package as 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from cluster_support import REPO, compare_frames, crawlplan, whole_pipeline_runs, write_yaml
+from cluster_support import REPO, crawlplan, write_yaml
 from warcgen import html_page, write_warc
 
 pytestmark = [pytest.mark.slow]
@@ -65,27 +63,7 @@ def test_standalone_target_runs_on_the_harness(spark_cluster, packaged, run_conf
     assert f"--master {spark_cluster.master}" in out
 
 
-@whole_pipeline_runs      # it compares with the session's local reference run of the whole demo
-def test_connect_target_runs_through_the_server(spark_connect, demo_local_run, tmp_path):
-    """host_stats through the Connect server on a copy of the local demo run without it: the same
-    rows as the local run's. (extract and classify still read the JVM's SparkContext, which a
-    Connect session has not: the whole pipeline through Connect is tests/test_connect.py's.)"""
-    base, local_out = demo_local_run
-    out = tmp_path / "out"
-    shutil.copytree(local_out, out)
-    for dataset in ("host_scores", "icc"):           # host_stats's outputs
-        shutil.rmtree(out / dataset)
-    (out / "_markers" / "host_stats.json").unlink()
-    conf = write_yaml(tmp_path / "run.yaml", base)
-    args = ["submit", "main", "--target", "connect", "--conf", str(conf), "--only", "host_stats", "--run",
-            "--set", f"spark.remote={spark_connect}", "--set", f"ops.code_uri={REPO / 'jobs'}",
-            "--set", f"ops.out_dir={out}", "--set", "ops.profile=local"]
-    first = crawlplan(*args, cwd=tmp_path, timeout=1200)
-    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-4000:]
-    assert f"--remote {spark_connect}" in first.stdout and "host_stats: wrote" in first.stdout
-    for dataset in ("host_scores", "icc"):
-        assert compare_frames(pd.read_parquet(local_out / dataset), pd.read_parquet(out / dataset)) == "", dataset
-    marker = json.loads((out / "_markers" / "host_stats.json").read_text())
-    again = crawlplan(*args, cwd=tmp_path, timeout=1200)
-    assert again.returncode == 0 and "up to date" in again.stdout, again.stdout[-2000:] + again.stderr[-2000:]
-    assert json.loads((out / "_markers" / "host_stats.json").read_text()) == marker
+def test_connect_target_runs_through_the_server(spark_connect, run_conf, tmp_path):
+    out = _submit_twice("connect", run_conf, tmp_path / "out", [
+        f"spark.remote={spark_connect}", f"ops.code_uri={REPO / 'jobs'}", "ops.profile=local"], tmp_path)
+    assert f"--remote {spark_connect}" in out

@@ -16,6 +16,9 @@ def register(subparsers) -> None:
     af = subparsers.add_parser("airflow", help="write an Airflow DAG file (SparkSubmitOperator per pipeline node)")
     _conf_args(af)
     af.add_argument("--out", metavar="FILE", help="DAG file to write (default dags/crawlplan_<pipeline>.py)")
+    af.add_argument("--target", choices=("local", "standalone", "yarn", "k8s", "connect"),
+                    help="spark-submit tasks for the cluster manager (default: the one ops.master names), or "
+                         "connect: tasks that run each job as a Spark Connect client of spark.remote")
     af.set_defaults(func="crawlplan.ops.commands:cmd_airflow")
 
     sb = subparsers.add_parser("submit", help="print (or --run) each node's submission for a platform, in "

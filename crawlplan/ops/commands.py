@@ -36,8 +36,9 @@ def _warn(found: list[str], verb: str) -> None:
 
 def cmd_airflow(args) -> int:
     pipeline, conf = _load(args)
-    _warn(submit.warnings_for(submit.SubmitSpec.from_conf(conf, args.conf or ""), conf), "airflow")
-    text = render_dag(pipeline, conf, conf_file=args.conf or "")
+    spec = submit.SubmitSpec.from_conf(conf, args.conf or "", target=args.target or "")
+    _warn(submit.warnings_for(spec, conf), "airflow")
+    text = render_dag(pipeline, conf, conf_file=args.conf or "", target=spec.target)
     out = Path(args.out or f"dags/crawlplan_{pipeline.name}.py")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
