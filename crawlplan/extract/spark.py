@@ -10,6 +10,7 @@ cached copy of the frame is kept (it cost more CPU than the read-back: docs/benc
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import json
 import math
@@ -58,8 +59,18 @@ def _batched(rows: Iterator[dict]) -> Iterator[pa.RecordBatch]:
         yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
 
 
+def _task_start() -> None:
+    """A task starts in a Python worker. pyspark's daemon runs a full ``gc.collect()`` after every
+    task of a reused worker, each walking the ~100,000 objects of the imports and the readers'
+    tables (25-50 ms in a worker). What is alive as a task starts lives as long as the worker, so it
+    is frozen out of the collections: py-spy over the workers of 8 realpages copies found 2.8% of
+    their samples in those collections, 0.8% frozen (issue 31)."""
+    gc.freeze()
+
+
 def _extract_partition(settings: ExtractSettings):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        _task_start()
         yield from _batched(row for batch in batches for path in batch.column("warc_file").to_pylist()
                             for row in process_warc_file(path, settings))
 
@@ -99,7 +110,11 @@ def _extract_ranges_partition(settings: ExtractSettings, base: str, index_root: 
             for name, ranges in zip(batch.column("warc_filename").to_pylist(), batch.column("ranges").to_pylist()):
                 yield from process_warc_ranges(resolve_entry(name, base, index_root), ranges, settings, max_gap)
 
-    return lambda batches: _batched(rows(batches))
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        _task_start()
+        return _batched(rows(batches))
+
+    return run
 
 
 def extract_sampled_wide(files: DataFrame, settings: ExtractSettings, *, base: str, index_root: str,
