@@ -17,8 +17,13 @@ CPU-s, to the timed documents; in a real run a worker's start is spread over man
 Results: bench/results/extract.json and a markdown table for docs/benchmarks.md. CPU is counted
 over every process (driver, JVM, Python workers); the last lines are Spark's CPU per document
 over ``process_warc_file``'s, trafilatura and then the fast path (the goal's figure, last):
-``spark/bare CPU per document, fast path: X.XX×``. ``--set KEY=VALUE`` passes conf overrides to
-the Spark session and job, to measure a lever off (``--set spark.java_options=``: C2 JIT).
+``spark/bare CPU per document, fast path: X.XX×``. The bare function runs before and again after
+the Spark runs, and the ratio is over both runs together: on this shared machine the CPU a
+document costs drifts with the other agents' load (by 10% within minutes), and a bare run taken
+only before would charge that drift to Spark or credit it. Both bare figures are printed, and
+the JVM's CPU of each Spark run by thread kind (benchlib.jvm_cpu_by_thread). ``--set KEY=VALUE``
+passes conf overrides to the Spark session and job, to measure a lever off
+(``--set spark.java_options=``: C2 JIT).
 
 ``--smoke``: the first ``SMOKE_RECORDS`` records of realpages for (a), two renamed copies of them
 for (b), the two main combinations; checks that every path wrote documents and that every
@@ -40,6 +45,8 @@ from benchlib import (
     copies,
     cpu_seconds_by_process,
     head_warc,
+    jvm_cpu_by_thread,
+    jvm_thread_cpu,
     machine,
     missing,
     ok,
@@ -94,16 +101,27 @@ def spark_job(spark, conf_overrides: list[str], paths: list[str], cores: int) ->
 
     conf = load_conf("local", overrides=conf_overrides)
     out = tempfile.mkdtemp(prefix="bench-extract-", dir=RESULTS)
-    started, before = time.perf_counter(), cpu_seconds_by_process()
+    started, before, threads = time.perf_counter(), cpu_seconds_by_process(), jvm_thread_cpu()
     result = run_single_job(spark, conf, load_pipeline("main"), "extract", paths, out, force=True,
                             echo=lambda *_: None)
     secs, after = time.perf_counter() - started, cpu_seconds_by_process()
+    jvm_threads = jvm_cpu_by_thread(threads, jvm_thread_cpu())
     split = {k: round(after[k] - before[k], 2) for k in after}
     cpu = sum(split.values())
     docs = result["rows"]["documents"]
     return {"docs": docs, "rejects": result["rows"]["rejects"], "files": len(paths), "seconds": round(secs, 2),
-            "cpu_seconds": round(cpu, 1), "cpu_by_process": split, "docs_per_cpu_s": round(docs / cpu, 1),
+            "cpu_seconds": round(cpu, 1), "cpu_by_process": split, "jvm_cpu_by_thread": jvm_threads,
+            "docs_per_cpu_s": round(docs / cpu, 1),
             "docs_per_s_per_core": round(docs / secs / cores, 1), "out": out}
+
+
+def pooled(before: dict, after: dict) -> dict:
+    """Two bare runs of the same files as one (documents, seconds and CPU summed)."""
+    docs, secs, cpu = before["docs"] + after["docs"], before["seconds"] + after["seconds"], \
+        before["cpu_seconds"] + after["cpu_seconds"]
+    return {"docs": docs, "rejects": before["rejects"] + after["rejects"], "seconds": round(secs, 2),
+            "docs_per_s_per_core": round(docs / secs, 1), "cpu_seconds": round(cpu, 2),
+            "docs_per_cpu_s": round(docs / cpu, 1), "runs": [before, after]}
 
 
 def overhead(results: dict, combo: str) -> float | None:
@@ -158,7 +176,15 @@ def main() -> int:
             results["spark"][f"{reader}+{extractor}"] = r
             print(f"Spark x{args.cores}   {reader:8s} + {extractor:11s} {r['docs']:5d} docs {r['seconds']:7.1f}s "
                   f"{r['docs_per_s_per_core']:7.1f} docs/s/core; CPU s by process {r['cpu_by_process']}", flush=True)
+            print(f"           JVM CPU s by thread: {r['jvm_cpu_by_thread']}", flush=True)
         spark.stop()
+        for reader, extractor in combos:       # the bare function again, after the Spark runs
+            name = f"{reader}+{extractor}"
+            before, after = results["single_process"][name], single_process(reader, extractor, bare_files)
+            results["single_process"][name] = pooled(before, after)
+            print(f"1 process  {reader:8s} + {extractor:11s} ms per document (CPU), before / after Spark: "
+                  f"{1000 * before['cpu_seconds'] / before['docs']:.2f} / {1000 * after['cpu_seconds'] / after['docs']:.2f}",
+                  flush=True)
     meta = {"command": "python bench/bench_extract.py " + " ".join(sys.argv[1:]), "cores": args.cores,
             "copies": args.copies, "overrides": args.overrides, **machine()}
     ratios = {combo: overhead(results, combo) for combo in ("warcio+trafilatura", "fastwarc+resiliparse")}

@@ -195,6 +195,37 @@ def cpu_seconds_by_process() -> dict[str, float]:
     return out
 
 
+def jvm_thread_cpu() -> dict[tuple[int, str], float]:
+    """CPU seconds so far of each live thread of this process's JVM descendant (``{(tid, name): s}``,
+    the name as Linux has it, 15 characters), for :func:`jvm_cpu_by_thread`."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[tuple[int, str], float] = {}
+    for pid in _children(os.getpid()):
+        if _process_class(pid) != "jvm":
+            continue
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            out[(int(tid), stat[stat.index("(") + 1:stat.rindex(")")])] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def jvm_cpu_by_thread(before: dict, after: dict, top: int = 8) -> dict[str, float]:
+    """The JVM's CPU between two :func:`jvm_thread_cpu` reads by thread kind (digits dropped from
+    the name: ``Executor task i`` is the tasks, ``Thread-N`` py4j's server thread, which also
+    analyses and plans the driver's queries, ``C1 CompilerThre`` the JIT). Threads that started
+    and ended between the reads are missing, so the sum is below the process's CPU."""
+    kinds: dict[str, float] = {}
+    for key, spent in after.items():
+        kind = re.sub(r"\d+", "#", key[1])
+        kinds[kind] = kinds.get(kind, 0.0) + spent - before.get(key, 0.0)
+    return {k: round(v, 2) for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])[:top] if v >= 0.01}
+
+
 def cpu_seconds() -> float:
     """CPU seconds used so far by this process and everything under it. A delta around a run is
     that run's CPU cost even when other work competes for the cores, which wall time is not."""

@@ -209,16 +209,25 @@ def conform(df: DataFrame | pd.DataFrame, dataset: str, *, spark: SparkSession |
                        for c in schema.columns])
 
 
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def enforce(df: DataFrame, schema: DatasetSchema, context: str = "") -> DataFrame:
     """``df`` checked against ``schema`` without a cast: types now (``check_schema``), non-nullable
-    columns while the data is written (a null fails the write; no extra pass over the data)."""
+    columns while the data is written (a null fails the write; no extra pass over the data).
+
+    The columns go to Spark as SQL text in one ``selectExpr`` call: built from ``F.col``/``F.when``
+    objects they cost driver-JVM round trips per function: 35-40 ms of driver and 40-60 ms of JVM
+    CPU for the 19 columns of ``documents``, against 2 and 10-25 ms (the same plan; issue 31)."""
     check_schema(df.schema, schema, context=context)
-    cols = []
+    exprs = []
     for col in schema.columns:
-        c = F.col(col.name)
-        if not col.nullable:
-            c = F.when(c.isNull(), F.raise_error(
-                F.lit(f"dataset '{schema.name}': column '{col.name}' is null but the schema says "
-                      f"nullable: false"))).otherwise(c).alias(col.name)
-        cols.append(c)
-    return df.select(*cols)
+        name = "`" + col.name.replace("`", "``") + "`"
+        if col.nullable:
+            exprs.append(name)
+            continue
+        message = _sql_string(f"dataset '{schema.name}': column '{col.name}' is null but the schema says "
+                              f"nullable: false")
+        exprs.append(f"CASE WHEN {name} IS NULL THEN raise_error({message}) ELSE {name} END AS {name}")
+    return df.selectExpr(*exprs)

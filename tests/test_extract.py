@@ -183,10 +183,10 @@ def test_cld2_survives_del_c1_controls_and_noncharacters():
         assert detect_cld2(text + odd + text)[0] == "en", repr(odd)
 
 
-def test_cross_file_duplicates_leave_documents_without_shuffling_the_text(spark):
+def test_cross_file_duplicates_leave_documents_without_shuffling_the_text(spark, tmp_path):
     import pyarrow as pa
 
-    from crawlplan.extract.spark import ARROW_SCHEMA, WIDE_SCHEMA, split_outputs
+    from crawlplan.extract.spark import ARROW_SCHEMA, WIDE_SCHEMA, saved_wide, split_outputs
 
     def doc(path, offset, rid):
         return {"kind": "doc", "warc_file": path, "offset": offset, "record_id": rid, "url": f"http://a.org/{rid}",
@@ -199,10 +199,10 @@ def test_cross_file_duplicates_leave_documents_without_shuffling_the_text(spark)
 
     rows = [doc("a.warc.gz", 0, "r1"), doc("a.warc.gz", 10, "r2"), doc("b.warc.gz", 0, "r2"),
             doc("b.warc.gz", 10, "r3"), file_row("a.warc.gz", 2), file_row("b.warc.gz", 2)]
-    # through mapInArrow, as in the job: the planner cannot size its output before it has run
+    # through mapInArrow and saved, as in the job (extract_wide_in_waves)
     wide = spark.range(1, numPartitions=1).mapInArrow(
         lambda _: iter([pa.RecordBatch.from_pylist(rows, schema=ARROW_SCHEMA)]), WIDE_SCHEMA)
-    outs = split_outputs(wide)
+    outs = split_outputs(saved_wide(spark, wide, str(tmp_path / "wide"), "snappy"))
     docs = {(r.warc_file, r.offset, r.record_id) for r in outs["documents"].collect()}
     assert docs == {("a.warc.gz", 0, "r1"), ("a.warc.gz", 10, "r2"), ("b.warc.gz", 10, "r3")}
     rejects = [r.asDict() for r in outs["rejects"].collect()]

@@ -2,12 +2,15 @@
 
 Each task runs :func:`process_warc_file` and streams rows back as Arrow record batches
 (``mapInArrow``: no pandas round trip for the text column). Documents, rejects and file rows travel in one wide intermediate frame,
-persisted once, so the WARC files are read exactly once for all three outputs.
+written once as Parquet under the node's work folder (:func:`extract_wide_in_waves`, :func:`saved_wide`), so
+the WARC files are read exactly once for all outputs. Each output reads back only the columns it needs; no
+cached copy of the frame is kept (it cost more CPU than the read-back: docs/benchmarks.md, issue 31).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import json
 import math
@@ -15,7 +18,7 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, DataFrameWriter, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.window import Window
@@ -57,8 +60,18 @@ def _batched(rows: Iterator[dict]) -> Iterator[pa.RecordBatch]:
         yield pa.RecordBatch.from_pylist(buffer, schema=ARROW_SCHEMA)
 
 
+def _task_start() -> None:
+    """A task starts in a Python worker. pyspark's daemon runs a full ``gc.collect()`` after every
+    task of a reused worker, each walking the ~100,000 objects of the imports and the readers'
+    tables (25-50 ms in a worker). What is alive as a task starts lives as long as the worker, so it
+    is frozen out of the collections: py-spy over the workers of 8 realpages copies found 2.8% of
+    their samples in those collections, 0.8% frozen (issue 31)."""
+    gc.freeze()
+
+
 def _extract_partition(settings: ExtractSettings):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        _task_start()
         yield from _batched(row for batch in batches for path in batch.column("warc_file").to_pylist()
                             for row in process_warc_file(path, settings))
 
@@ -97,7 +110,11 @@ def _extract_ranges_partition(settings: ExtractSettings, base: str, index_root: 
             for name, ranges in zip(batch.column("warc_filename").to_pylist(), batch.column("ranges").to_pylist()):
                 yield from process_warc_ranges(resolve_entry(name, base, index_root), ranges, settings, max_gap)
 
-    return lambda batches: _batched(rows(batches))
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        _task_start()
+        return _batched(rows(batches))
+
+    return run
 
 
 def extract_sampled_wide(files: DataFrame, settings: ExtractSettings, *, base: str, index_root: str,
@@ -112,10 +129,25 @@ def extract_sampled_wide(files: DataFrame, settings: ExtractSettings, *, base: s
     return spread.mapInArrow(_extract_ranges_partition(settings, base, index_root, max_gap), WIDE_SCHEMA)
 
 
+def _wide_writer(wide: DataFrame, codec: str) -> DataFrameWriter:
+    """How the wide frame is saved: with ``extract.wave_compression``'s codec, and without Parquet
+    dictionaries: each value is read back once, by the outputs, and a dictionary of mostly distinct
+    texts and URLs is built value by value only to be dropped."""
+    return wide.write.mode("overwrite").option("parquet.enable.dictionary", "false").option("compression", codec)
+
+
+def saved_wide(spark: SparkSession, wide: DataFrame, folder: str, codec: str) -> DataFrame:
+    """``wide`` written once to ``folder`` and read back, for :func:`split_outputs` (the sampled
+    extract's frame; the full one is saved by :func:`extract_wide_in_waves`)."""
+    _wide_writer(wide, codec).parquet(folder)
+    return spark.read.schema(WIDE_SCHEMA).parquet(folder)
+
+
 def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: ExtractSettings, *,
-                          wave_files: int, work_dir: str, files_per_partition: int) -> tuple[DataFrame, int, int]:
-    """``extract_wide`` over ``paths`` in waves of ``wave_files`` files, each wave saved under
-    ``work_dir`` as it finishes; waves already saved there are not read again.
+                          wave_files: int, work_dir: str, files_per_partition: int,
+                          codec: str) -> tuple[DataFrame, int, int]:
+    """``extract_wide`` over ``paths`` in waves of ``wave_files`` files (0: one wave of them all),
+    each wave saved under ``work_dir`` as it finishes; waves already saved there are not read again.
 
     This is the datatrove-style completion marker at a finer grain than the node: when a cluster
     job over thousands of WARC files dies, the relaunch redoes only the unfinished wave. A wave's
@@ -123,7 +155,8 @@ def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: Extra
     (the runner's fingerprint, which names ``work_dir``, covers them too). Returns the
     wide frame read back from all waves, the number of waves and how many were already done.
     """
-    waves = [paths[i:i + wave_files] for i in range(0, len(paths), wave_files)]
+    step = wave_files or len(paths) or 1
+    waves = [paths[i:i + step] for i in range(0, len(paths), step)]
     folders, resumed = [], 0
     recipe = json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str)
     for i, files in enumerate(waves):
@@ -137,9 +170,11 @@ def extract_wide_in_waves(spark: SparkSession, paths: list[str], settings: Extra
         tmp = storage.join(work_dir, "_tmp", f"wave-{i:05d}-{digest}")
         storage.delete(spark, tmp)
         storage.delete(spark, folder)          # a move the last run did not finish (S3A copies file by file)
-        extract_wide(spark, files, settings, files_per_partition).write.mode("overwrite").parquet(tmp)
+        _wide_writer(extract_wide(spark, files, settings, files_per_partition), codec).parquet(tmp)
         storage.move(spark, tmp, folder)
         storage.write_text(spark, done, json.dumps({"files": len(files)}))   # only now is the wave whole
+    if not folders:           # every listing entry refused
+        return spark.createDataFrame([], WIDE_SCHEMA), 0, 0
     return spark.read.schema(WIDE_SCHEMA).parquet(*folders), len(waves), resumed
 
 
@@ -175,14 +210,16 @@ def file_rows(wide: DataFrame) -> DataFrame:
 
 
 def split_outputs(wide: DataFrame) -> dict[str, DataFrame]:
-    """The wide frame -> ``documents``, ``rejects``, ``warc_files`` in their schemas' shapes."""
-    wide = wide.persist(StorageLevel.MEMORY_AND_DISK)
+    """The wide frame -> ``documents``, ``rejects``, ``warc_files`` in their schemas' shapes.
+
+    ``wide`` is read from saved files (:func:`extract_wide_in_waves`, :func:`saved_wide`), never a
+    live extraction: each output reads it again."""
     all_docs = wide.where(F.col("kind") == "doc")
     dups = cross_file_duplicates(all_docs).persist(StorageLevel.MEMORY_AND_DISK)
-    # Materialised here (which also runs the extraction into the persisted wide frame) so that the
-    # planner of the writes sees the duplicates' real size: normally a handful of keys, broadcast to
-    # the anti-join below, so the documents' text is never shuffled (a sort-merge join would move
-    # every document across the cluster); a large set still gets the sort-merge join.
+    # Materialised here so that the planner of the writes sees the duplicates' real size: normally a
+    # handful of keys, broadcast to the anti-join below, so the documents' text is never shuffled (a
+    # sort-merge join would move every document across the cluster); a large set still gets the
+    # sort-merge join.
     dups.count()
     return assemble_outputs(all_docs, wide.where(F.col("kind") == "reject"), file_rows(wide), dups)
 

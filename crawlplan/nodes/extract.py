@@ -39,6 +39,7 @@ from crawlplan.extract.spark import (
     extract_sampled_wide,
     extract_wide,
     extract_wide_in_waves,
+    saved_wide,
     split_outputs,
     with_refused,
 )
@@ -91,12 +92,13 @@ def extract_all(ctx, settings: ExtractSettings, base: str, per_task: int):
         ctx.count("warc_files_refused", len(refused))
         ctx.note(f"extract: {len(refused):,} listing entries refused (not read), e.g. '{refused[0].entry}': "
                  f"{refused[0].reason}; see warc_files status 'refused' (inputs.allow_absolute_paths)")
+    # 0: one wave of every file, still saved under the work folder (the outputs read it back)
     wave_files = number_setting("extract.checkpoint_files", ctx.params["checkpoint_files"], integer=True)
-    if not wave_files or len(paths) <= wave_files:
-        return split_outputs(with_refused(ctx.spark, extract_wide(ctx.spark, paths, settings, per_task), refused))
     wide, waves, resumed = extract_wide_in_waves(ctx.spark, paths, settings, wave_files=wave_files,
-                                                 work_dir=ctx.work_dir, files_per_partition=per_task)
-    ctx.count("waves", waves)
+                                                 work_dir=ctx.work_dir, files_per_partition=per_task,
+                                                 codec=str(ctx.params["wave_compression"]))
+    if waves > 1:
+        ctx.count("waves", waves)
     if resumed:
         ctx.count("waves_resumed", resumed)
         ctx.note(f"extract: resumed an interrupted run; {resumed} of {waves} waves of WARC files were already done")
@@ -158,8 +160,10 @@ def sampled(ctx, settings: ExtractSettings, sample: SampleSettings, base: str, p
     base = warc_base(index_root, base)
     selected, population = select_sample(index, sample)
     files = ranges_by_file(selected).persist(StorageLevel.MEMORY_AND_DISK)
-    outputs = split_outputs(extract_sampled_wide(files, settings, base=base, index_root=index_root.removeprefix("file://"),
-                                                 max_gap=sample.merge_gap_bytes, files_per_partition=per_task))
+    wide = extract_sampled_wide(files, settings, base=base, index_root=index_root.removeprefix("file://"),
+                                max_gap=sample.merge_gap_bytes, files_per_partition=per_task)
+    outputs = split_outputs(saved_wide(ctx.spark, wide, storage.join(ctx.work_dir, "sampled-wide"),
+                                       str(ctx.params["wave_compression"])))
     population = population.select(
         "surt_host_name", "crawl", "captures", "html_captures", "selected",
         F.when(F.col("html_captures") > 0, F.col("selected") / F.col("html_captures")).otherwise(F.lit(0.0))

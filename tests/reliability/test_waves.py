@@ -1,5 +1,6 @@
 """Extract in waves (``extract.checkpoint_files``): a run that dies after some waves resumes
-from the saved ones, and its outputs equal those of a run without waves.
+from the saved ones, and its outputs equal those of a run without waves (one wave of every file)
+and, row by row, the rows ``process_warc_file`` gives for the same files.
 
 The crash is injected on the driver, between waves (the cluster lost while wave 3 runs); the
 relaunch must not read the first two waves' WARC files again, and the duplicate record id planted
@@ -11,10 +12,11 @@ from __future__ import annotations
 import pytest
 from warcgen import html_page, write_warc
 
-from crawlplan.conf import load_conf
+from crawlplan.conf import load_conf, section
 from crawlplan.dag.pipeline import load_pipeline
 from crawlplan.dag.runner import Runner
 from crawlplan.extract import spark as extract_spark
+from crawlplan.extract.records import ExtractSettings, process_warc_file
 
 pytestmark = pytest.mark.spark
 
@@ -29,13 +31,20 @@ def warcs(tmp_path_factory):
         pages = [dict(url=f"http://site{f}.example.org/p{i}", body=html_page(f"site {f} page {i}")) for i in range(3)]
         if f in (0, 6):       # the same capture in the first and the last wave
             pages.append(dict(url="http://twice.example.org/", body=html_page("twice"), record_id=SHARED_ID))
+        if f == 4:            # rejects: not HTML, not found
+            pages += [dict(url="http://site4.example.org/logo.png", body=b"\x89PNG", content_type="image/png"),
+                      dict(url="http://site4.example.org/gone", body=b"gone", status="404 Not Found")]
         paths.append(str(write_warc(folder / f"part-{f:02d}.warc.gz", pages)))
     return paths
 
 
-def _run(spark, paths, out, waves: int, **selection):
-    conf = load_conf("local", overrides=["extract.extractor=resiliparse", "extract.reader=fastwarc",
+def _conf(waves: int):
+    return load_conf("local", overrides=["extract.extractor=resiliparse", "extract.reader=fastwarc",
                                          f"extract.checkpoint_files={waves}", "run.progress_every_s=0"])
+
+
+def _run(spark, paths, out, waves: int, **selection):
+    conf = _conf(waves)
     conf["inputs"]["warc_paths"] = paths
     selection = selection or {"until": ["extract"]}
     return Runner(spark, conf, str(out), echo=lambda *_: None).run_pipeline(load_pipeline("main"), **selection)
@@ -143,3 +152,37 @@ def test_the_spark_submit_entry_resumes_only_with_the_same_settings(spark, warcs
     # the first settings' outputs are still current: skipped, and the other settings' waves dropped
     assert job()["status"] == "skipped" and crashing.calls == [] and not (out / "_work" / "extract").exists()
     assert "waves_resumed" not in job("extract.min_text_chars=100000")["counters"]   # waves never outlive a skip
+
+
+def test_the_outputs_equal_the_bare_functions_rows(spark, warcs, tmp_path):
+    """The node writes, row by row, what ``process_warc_file`` gives for the same files (the outputs
+    read the extracted rows back from the saved wave, not from a cached copy): every document with
+    all its columns, every reject, every file's counts; only the one cross-file duplicate moves from
+    documents to rejects."""
+    _run(spark, warcs, tmp_path, 0)
+    got = _frames(spark, tmp_path)
+    conf = _conf(0)
+    settings = ExtractSettings.from_params(section(conf, "extract"), remote=section(conf, "remote"))
+    rows = [row for path in warcs for row in process_warc_file(path, settings)]
+    docs = [r for r in rows if r["kind"] == "doc" and (r["warc_file"] == warcs[0] or r["record_id"] != SHARED_ID)]
+    moved = [r for r in rows if r["kind"] == "doc" and r["warc_file"] == warcs[6] and r["record_id"] == SHARED_ID]
+    assert len(moved) == 1
+    columns = list(got["documents"].columns)
+    want = [tuple(r[c] for c in columns) for r in sorted(docs, key=lambda r: (r["warc_file"], r["offset"]))]
+    have = [tuple(None if v != v else v for v in row) for row in got["documents"].itertuples(index=False)]
+    assert [tuple(v.to_pydatetime() if hasattr(v, "to_pydatetime") else v for v in row) for row in have] == want
+
+    rejects = sorted([r for r in rows if r["kind"] == "reject"] + [{**moved[0], "stage": "dedupe"}],
+                     key=lambda r: (r["warc_file"], r["offset"]))
+    assert [(r.warc_file, r.offset, r.record_id, r.url, r.stage) for r in got["rejects"].itertuples()] == \
+        [(r["warc_file"], r["offset"], r["record_id"], r["url"], r["stage"]) for r in rejects]
+    assert sorted(got["rejects"].reason) == sorted(["non_html", "status", "duplicate_record_id"])
+
+    files = {r["warc_file"]: r for r in rows if r["kind"] == "file"}
+    for r in got["warc_files"].itertuples():
+        bare = files[r.warc_file]
+        shift = int(r.warc_file == warcs[6])       # the duplicate, counted as a reject after dedupe
+        assert (r.status, r.records, r.responses, r.documents, r.rejected) == (
+            bare["file_status"], bare["records"], bare["responses"], bare["documents"] - shift,
+            bare["rejected"] + shift), r.warc_file
+    assert sorted(files) == sorted(got["warc_files"].warc_file)
