@@ -131,6 +131,8 @@ def main() -> int:
         if missing("datatrove") and not args.skip_datatrove:
             skip_contender("datatrove trafilatura", "datatrove not installed (pip install -e '.[bench]')")
             args.skip_datatrove = True
+    elif missing("datatrove") and not args.skip_datatrove:    # before minutes of crawlplan runs, not after
+        raise SystemExit("datatrove is not installed: pip install -e '.[bench]' (or --skip-datatrove)")
 
     from bench_classify import bench_models
 
