@@ -5,9 +5,10 @@ cd "$(dirname "$0")"
 ./setup.sh --no-run || exit 1
 [ -x scripts/test-extras.sh ] && { scripts/test-extras.sh || echo "test.sh: optional test tools not all installed (see above)"; }
 if [ "${1:-}" = "--quick" ]; then
-  # the quick tier: no SparkSession, no cluster, Airflow or browser runs (markers applied in conftest)
+  # the quick tier: unit tests and the Spark tests marked quick (tiny frames on one local session);
+  # no cluster, Connect, Airflow or browser runs (markers applied and checked in tests/conftest.py)
   shift
-  set -- -m "not slow and not spark" "$@"
+  set -- -m "not slow and (not spark or quick)" "$@"
   export CRAWLPLAN_CLUSTER_PIPELINE=0
 fi
 .venv/bin/python -m pytest "$@"

@@ -13,12 +13,23 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("CRAWLPLAN_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
+# fixtures that start servers or whole runs: a test using one is never in the quick tier
+HEAVY_FIXTURES = {"spark_cluster", "spark_connect"}
+
+
 def pytest_collection_modifyitems(items):
     """Every test that needs a SparkSession (directly or through another fixture) carries the
-    ``spark`` marker, so ``-m "not spark"`` can be trusted without anyone remembering to mark."""
+    ``spark`` marker, so ``-m "not spark"`` can be trusted without anyone remembering to mark.
+
+    The quick tier (``./test.sh --quick``: ``not slow and (not spark or quick)``) runs the Spark
+    tests marked ``quick``: tiny frames on the shared local session. A ``quick`` mark on a test that
+    is also ``slow`` or uses a cluster or Connect server is a mistake the collection refuses."""
     for item in items:
-        if {"spark", "spark_cluster"} & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if {"spark", "spark_cluster"} & fixtures:
             item.add_marker(pytest.mark.spark)
+        if item.get_closest_marker("quick") and (item.get_closest_marker("slow") or HEAVY_FIXTURES & fixtures):
+            raise pytest.UsageError(f"{item.nodeid}: marked quick, but slow or on a cluster/Connect server")
 
 
 @pytest.fixture(scope="session")
