@@ -176,6 +176,7 @@ def test_ranges_read_before_a_failed_read_are_still_parsed(tiny_crawl, max_gap):
 
 
 @pytest.mark.spark
+@pytest.mark.quick
 def test_k_per_host_drawn_in_spark_is_seeded_nested_and_counts_the_population(spark, tiny_crawl):
     from crawlplan.ccindex.sample import read_cc_index, select_sample
 

@@ -105,6 +105,7 @@ def _fetch_and_parse(base: str):
     return run
 
 
+@pytest.mark.quick
 def test_read_the_way_cc_pyspark_ccindexwarcsparkjob_does(spark, crawl):
     spark.read.format("parquet").load(str(crawl / "cc_index")).createOrReplaceTempView("ccindex")
     query = (f"SELECT url, warc_filename, warc_record_offset, warc_record_length, content_charset FROM ccindex "

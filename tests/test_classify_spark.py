@@ -116,6 +116,7 @@ def test_scores_equal_direct_fasttext_calls(spark, full_run):
     assert compared == 6 * 10
 
 
+@pytest.mark.quick
 def test_bad_input_is_counted_and_demo_noted(spark, full_run):
     conf, out, result = full_run
     rejects = spark.read.parquet(str(out / "classify_rejects")).toPandas()
@@ -131,6 +132,7 @@ def test_bad_input_is_counted_and_demo_noted(spark, full_run):
     assert spark.read.parquet(str(out / "scores_extra")).count() == 0
 
 
+@pytest.mark.quick
 def test_models_load_once_per_worker_process(spark, full_run):
     """Many small Arrow batches over several tasks: each process loads each model once."""
     conf, _, _ = full_run

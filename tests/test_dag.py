@@ -127,6 +127,7 @@ def test_a_job_with_its_upstream_runs_them_in_one_application_and_skips_what_is_
 
 
 @pytest.mark.spark
+@pytest.mark.quick
 def test_failed_node_leaves_no_partial_output(spark, fake, tmp_path):
     out = tmp_path / "out"
     _runner(spark, out).run_pipeline(fake)
@@ -230,6 +231,7 @@ def test_runner_with_a_missing_input_writes_nothing(spark, tmp_path):
 
 
 @pytest.mark.spark
+@pytest.mark.quick
 def test_a_finished_job_is_answered_from_its_markers_without_starting_spark(spark, fake, tmp_path, monkeypatch):
     """A relaunch (an Airflow retry, ``spark-submit jobs/NODE.py`` again, ``crawlplan run`` on a
     finished output) reads the markers in this process: no SparkSession for a skipped node."""

@@ -183,6 +183,7 @@ def test_cld2_survives_del_c1_controls_and_noncharacters():
         assert detect_cld2(text + odd + text)[0] == "en", repr(odd)
 
 
+@pytest.mark.quick
 def test_cross_file_duplicates_leave_documents_without_shuffling_the_text(spark, tmp_path):
     import pyarrow as pa
 

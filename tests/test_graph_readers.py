@@ -61,6 +61,7 @@ def test_read_host_ranks_parses_java_floats_and_normalises_keys(spark, release):
     assert webgraph.release_name(spark, str(release)) == "cc-main-test"
 
 
+@pytest.mark.quick
 def test_rank_keys_match_document_keys(spark, release):
     ranks = {r.rev_host for r in webgraph.read_host_ranks(spark, str(release)).collect()}
     for url in ("https://www.facebook.com/x", "http://news.bbc.co.uk/", "https://example.org/a"):
@@ -144,6 +145,7 @@ def test_key_expressions_equal_hosts_module(spark):
     assert all(hosts.surt_to_rev(r.s) == r.r and hosts.rev_to_surt(r.r) == r.s for r in got)
 
 
+@pytest.mark.quick
 def test_gneissweb_url_level_annotations_become_host_density(spark, tmp_path):
     from crawlplan.graph.gneissweb import read_gneissweb
 

@@ -24,6 +24,7 @@ def test_progress_line_counts_and_eta():
 
 
 @pytest.mark.spark
+@pytest.mark.quick
 def test_reporter_counts_the_tasks_of_the_node_jobs(spark):
     lines: list[str] = []
     with ProgressReporter(spark, "unit", echo=lines.append, every_s=0) as rep:

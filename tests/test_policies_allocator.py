@@ -253,6 +253,7 @@ def test_explore_candidates_are_every_unsampled_host_not_a_page_count(spark, sam
 
 
 @pytest.mark.spark
+@pytest.mark.quick
 def test_spark_allocator_bad_input_is_a_clear_error(spark, sampled):
     bad = sampled.copy()
     bad.loc[0, "hq_pages"] = bad.loc[0, "n_pages"] + 1
@@ -280,6 +281,7 @@ def test_spark_allocator_on_the_demo_crawl(spark, tmp_path_factory):
 
 
 @pytest.mark.spark
+@pytest.mark.quick
 def test_prefix_sums_along_a_global_order_with_segments(spark):
     from pyspark.sql import functions as F
 

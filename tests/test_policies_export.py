@@ -190,6 +190,7 @@ def test_spark_export_equals_the_pandas_export(spark, tmp_path, monkeypatch):
     assert not [p.name for p in (tmp_path / "spark").rglob("*") if p.name.startswith(".")]
 
 
+@pytest.mark.quick
 def test_a_frame_handed_over_keeps_the_nullable_parquet_schema(spark):
     """A node's frame has non-null columns; the export's rows are nullable, as the pandas era's file."""
     from pyspark.sql import types as T

@@ -44,6 +44,7 @@ def tiny_rows():
     return rows
 
 
+@pytest.mark.quick
 def test_host_counts(spark, tiny_rows):
     out = hostdata.host_counts(scores_df(spark, tiny_rows), "fineweb_edu", 0.5, 3).toPandas()
     out = out.set_index("surt_host_name")
@@ -57,12 +58,14 @@ def test_host_counts(spark, tiny_rows):
         hostdata.host_counts(scores_df(spark, tiny_rows), "nope", 0.5, 3)
 
 
+@pytest.mark.quick
 def test_language_tie_is_deterministic(spark):
     rows = [page(i, "t.com", "com,t", "com.t", "com", lg, 0.9) for i, lg in enumerate(["fr", "de", "fr", "de"])]
     out = hostdata.host_counts(scores_df(spark, rows), "fineweb_edu", 0.5, 1).collect()
     assert out[0]["language"] == "de"
 
 
+@pytest.mark.quick
 def test_host_index_and_graph_joins(spark, tiny_rows):
     hosts = hostdata.host_counts(scores_df(spark, tiny_rows), "fineweb_edu", 0.5, 1)
     index = spark.createDataFrame([("com,a", 40, 100, 30), ("org,c", 5, 4, 9)],

@@ -121,6 +121,7 @@ def test_browser_probe_catches_broken_pages(tmp_path):
     assert any("network resources" in p for p in found)
 
 
+@pytest.mark.quick
 def test_report_with_few_datasets_shows_missing_boxes_not_errors(spark, tmp_path):
     run_dir = tmp_path / "run"
     write_run(spark, run_dir, names={"icc", "rejects"}, demo_models=False)

@@ -38,6 +38,7 @@ def test_calibrated_sample_draws_k_pages_without_replacement():
 
 
 @pytest.mark.spark
+@pytest.mark.quick
 def test_sampled_hosts_are_scaled_to_their_index_size_and_reported_by_size(spark):
     from crawlplan.policies.hostdata import with_population
     from crawlplan.report.collect import sampling_frame

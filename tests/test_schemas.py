@@ -35,6 +35,7 @@ def test_check_schema_names_the_column():
         check_schema(T.StructType(good.fields + [T.StructField("c", T.LongType())]), schema)
 
 
+@pytest.mark.quick
 def test_a_plain_column_is_written_without_a_dictionary(spark, tmp_path):
     """``plain_columns`` (the documents' text) reach Parquet's writer: no dictionary page for them,
     the others keep theirs; an undeclared plain column is a schema error."""

@@ -39,6 +39,7 @@ def _ctx(spark, tmp_path, node, params, external=None):
 
 
 @pytest.mark.spark
+@pytest.mark.quick
 def test_site_pages_then_sitemaps(spark, warc, tmp_path):
     from crawlplan import storage
     from crawlplan.nodes.source import site_pages, sitemaps

@@ -135,6 +135,7 @@ def test_each_mode_requires_its_own_input_before_the_run_starts():
     assert plan_run(main, ok, until=["site_pages"])[0] == ["site_pages"]
 
 
+@pytest.mark.quick
 def test_full_mode_reject_counts_are_summed_in_spark(spark):
     from crawlplan.source.site_pages import choose_sites, reject_counts, site_totals
 

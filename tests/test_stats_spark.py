@@ -53,6 +53,7 @@ def long_pdf(pdf, classifiers=("dclm", "fineweb_edu", "nemotron_quality")):
     return m.dropna(subset=["score"])
 
 
+@pytest.mark.quick
 def test_host_scores_match_pandas(spark, scores_df, scores_pdf):
     clf = host_stats.present_classifiers(scores_df)
     assert clf == ["dclm", "fineweb_edu", "nemotron_quality"]
@@ -81,6 +82,7 @@ def test_tld_category_expression_equals_hosts_module(spark):
     assert got == [hosts.tld_category(n) for n in names]
 
 
+@pytest.mark.quick
 def test_spark_icc_equals_reference_on_random_unbalanced_data(spark):
     rng = np.random.default_rng(42)
     sizes = rng.integers(1, 25, size=70)
@@ -226,3 +228,37 @@ def test_rank_stability_equals_scipy(spark):
     assert (hc_row.common_hosts, hc_row.only_a, hc_row.only_b) == (40, 10, 10)
     assert hc_row.spearman == pytest.approx(ref_hc, abs=1e-9)
     assert got["pagerank"].spearman == pytest.approx(ref_pr, abs=1e-9)
+
+
+@pytest.mark.quick
+def test_host_quality_coverage_missed_pages_and_gems_on_a_tiny_crawl(spark):
+    """Five hosts, one classifier: coverage is fetched/known clipped to 1, missed HQ pages are
+    max(known - fetched, 0) x density, and a gem has coverage below the median and density at or
+    above the 90th percentile (numpy's linear interpolation), per crawl and source."""
+    from crawlplan.stats import host_quality as hq
+
+    names = ["a.example", "b.example", "c.example", "d.example", "e.example"]
+    known, fetched = [100, 10, 50, 40, 0], [10, 20, 25, 4, 3]     # e: nothing known, dropped
+    index = spark.createDataFrame(pd.DataFrame({
+        "crawl": "CC-MAIN-2024-10", "surt_host_name": [hosts.surt_host(h) for h in names],
+        "rev_host": [hosts.rev_host(h) for h in names], "url_host_tld": "example",
+        "nutch_numRecords": known, "fetch_200": fetched}))
+    density = spark.createDataFrame(pd.DataFrame({
+        "rev_host": [hosts.rev_host(h) for h in names], "source": "dclm",
+        "density": [0.9, 0.1, 0.5, 0.95, 0.7], "density_docs": 10}))
+    coverage = hq.host_coverage(index, ["nutch_numRecords"], ["fetch_200"])
+    got = hq.host_quality(coverage, density).toPandas().set_index("rev_host").sort_index()
+
+    assert hosts.rev_host("e.example") not in got.index
+    cov = {"a": 0.1, "b": 1.0, "c": 0.5, "d": 0.1}
+    dens = {"a": 0.9, "b": 0.1, "c": 0.5, "d": 0.95}
+    for h in cov:
+        row = got.loc[hosts.rev_host(f"{h}.example")]
+        assert row.coverage == pytest.approx(cov[h]) and bool(row.coverage_clipped) == (h == "b")
+        k, f = dict(zip("abcd", known))[h], dict(zip("abcd", fetched))[h]
+        assert row.missed_hq == pytest.approx(max(k - f, 0) * dens[h])
+    median, p90 = np.percentile(list(cov.values()), 50), np.percentile(list(dens.values()), 90)
+    assert got.coverage_median.iloc[0] == pytest.approx(median) and got.density_p90.iloc[0] == pytest.approx(p90)
+    gems = {h for h in cov if cov[h] < median and dens[h] >= p90}
+    assert gems == {"d"}
+    assert set(got.index[got.gem]) == {hosts.rev_host(f"{h}.example") for h in gems}

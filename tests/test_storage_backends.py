@@ -12,6 +12,7 @@ def session(request):
     return request.getfixturevalue("spark") if request.param == "hadoop" else None
 
 
+@pytest.mark.quick
 def test_the_backend_is_chosen_by_the_session(spark):
     assert isinstance(filesystems.for_spark(spark), filesystems.HadoopFiles)
     assert isinstance(filesystems.for_spark(None), filesystems.ClientFiles)
