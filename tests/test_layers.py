@@ -4,23 +4,15 @@ import graph of ``crawlplan/`` (read with ``ast`` by scripts/code_counts.py) mus
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
 from pathlib import Path
 
+import code_counts as counts
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_counts():
-    spec = importlib.util.spec_from_file_location("code_counts", ROOT / "scripts" / "code_counts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-counts = _load_counts()
 
 
 def allowed_imports() -> dict[str, set[str] | None]:

@@ -4,13 +4,13 @@ the sites' ground truth is a data file of its own, and scripts/code_counts.py co
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+import code_counts
 import pytest
 from settings_support import learner_settings, sitemap_settings
 
@@ -21,11 +21,6 @@ from crawlplan.source.learner import LearnerSettings, SitemapLearner
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _code_counts():
-    spec = importlib.util.spec_from_file_location("code_counts", REPO / "scripts" / "code_counts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _bags():
@@ -95,7 +90,7 @@ LEFT = {"crawlplan/demo/crawl.py", "crawlplan/demo/models.py", "crawlplan/demo/w
 
 
 def test_no_library_default_repeats_a_value_of_defaults_yaml():
-    found = _code_counts().library_defaults(REPO)
+    found = code_counts.library_defaults(REPO)
     unexpected = [f for f in found if f.split(":")[0] not in LEFT and f not in LEFT]
     assert unexpected == []
 
@@ -109,7 +104,7 @@ def test_code_counts_counts_the_library_as_well_as_the_nodes(tmp_path):
                               "    return p.get('threshold', 0.5), p.get('other', 0.5), p.get('min_docs', 4)\n")
     (tmp_path / "crawlplan" / "nodes").mkdir()
     (tmp_path / "crawlplan" / "nodes" / "y.py").write_text("def run(ctx):\n    return ctx.params.get('min_docs', 3)\n")
-    counts = _code_counts()
+    counts = code_counts
     # threshold=0.9, get("other", ..) and get("min_docs", 4) hold no value the conf has for that key
     assert sorted(counts.library_defaults(tmp_path)) == ["crawlplan/stats/x.py:1 f(min_docs=3)",
                                                          "crawlplan/stats/x.py:2 get threshold"]

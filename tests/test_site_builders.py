@@ -4,20 +4,17 @@ test per site builder); and the design / validation split is the rule sites.yaml
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import shutil
 from pathlib import Path
 
+import build_sites
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from crawlplan.source.evaluate import PageTyper
 
 REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("build_sites", REPO / "scripts" / "build_sites.py")
-build_sites = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(build_sites)
 
 REGISTRY = build_sites.load_registry()
 SLICE = 25

@@ -5,9 +5,9 @@ UCC crawl's recall are at least BFS's minus 0.02."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import build_sites
 import pytest
 from settings_support import read_limits, sitemap_learner, sitemap_settings
 from test_source_synth import HOST, TYPES, bfs_order, forum_pages
@@ -93,15 +93,6 @@ def test_the_guard_is_a_setting():
         sitemap_learner(crawl_guard_slack=-0.1).validate()
 
 
-def _build_sites():
-    """scripts/build_sites.py as a module (the registry of labelled sites)."""
-    spec = importlib.util.spec_from_file_location("build_sites", REPO / "scripts" / "build_sites.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-BUILD_SITES = _build_sites()
 
 
 def _never_below_bfs(mirror, spec) -> dict:
@@ -126,14 +117,14 @@ KNOWN_BELOW_BFS = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("site", [pytest.param(s, marks=pytest.mark.xfail(reason=KNOWN_BELOW_BFS[s], strict=True))
-                                  if s in KNOWN_BELOW_BFS else s for s in sorted(BUILD_SITES.load_registry())])
+                                  if s in KNOWN_BELOW_BFS else s for s in sorted(build_sites.load_registry())])
 def test_never_below_bfs_on_every_built_site(site):
     path = SITES / f"{site}.warc.gz"
     if not path.is_file():
         pytest.skip(f"{path} absent: build the labelled sites with scripts/build_sites.py")
     raw = read_site_pages([str(path)], limits=read_limits())[site]
     mirror = build_mirror(site, raw, xpath_classes=feature_mode(sitemap_settings(method="default")))
-    gaps = _never_below_bfs(mirror, site_specs(BUILD_SITES.site_types())[site])
+    gaps = _never_below_bfs(mirror, site_specs(build_sites.site_types())[site])
     assert all(g is not None for g in gaps.values()), gaps
     assert all(g[0] >= -TOLERANCE - 1e-9 for g in gaps.values()), gaps
 
