@@ -32,6 +32,25 @@ def pytest_collection_modifyitems(items):
             raise pytest.UsageError(f"{item.nodeid}: marked quick, but slow or on a cluster/Connect server")
 
 
+def _spark_session_alive() -> bool:
+    """Whether this process holds a classic SparkSession (without importing pyspark)."""
+    session = sys.modules.get("pyspark.sql.session")
+    return bool(session and getattr(session.SparkSession, "_instantiatedSession", None) is not None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """A test that starts a SparkSession in this process (through the CLI's ``main``, say) without
+    the ``spark`` marker would run in the quick tier and pay for a JVM there: it fails, naming the
+    fix (take the ``spark`` fixture, whose session the code under test then reuses)."""
+    before = _spark_session_alive()
+    outcome = yield
+    if not before and _spark_session_alive() and not item.get_closest_marker("spark") and outcome.excinfo is None:
+        sys.modules["pyspark.sql.session"].SparkSession._instantiatedSession.stop()   # the next test starts clean
+        pytest.fail(f"{item.nodeid} started a SparkSession without the spark marker: take the `spark` "
+                    f"fixture (the code under test reuses its session)", pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():

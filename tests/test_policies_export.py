@@ -77,7 +77,8 @@ def test_nutch_seed_lines(plan, tmp_path):
     assert export.seed_url("com,example", "http") == "http://example.com/"
 
 
-def test_cli_writes_all_formats(plan, tmp_path):
+# spark: the CLI's export job reuses the shared session (tests/conftest.py)
+def test_cli_writes_all_formats(spark, plan, tmp_path):
     from crawlplan.cli import main
 
     src = tmp_path / "budgets"

@@ -290,7 +290,8 @@ def test_cluster_url_patterns_describe_clusters_by_url():
     assert found[("f.io", 3)]["pattern_precision"] == round(8 / 11, 4)
 
 
-def test_cli_finds_plans_clusters_and_sitemaps_beside_the_budgets(plan, tmp_path):
+# spark: the CLI's export job reuses the shared session (tests/conftest.py)
+def test_cli_finds_plans_clusters_and_sitemaps_beside_the_budgets(spark, plan, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
