@@ -1,8 +1,8 @@
 """How fast the CLI answers: the light verbs and a `crawlplan run` whose nodes are all current,
 this checkout against another one (``--peer``: a checkout of an earlier revision), side by side.
 
-    git worktree add /tmp/cli-before aec23c4^      # the CLI before issue 31's changes
-    .venv/bin/python bench/bench_cli.py --peer /tmp/cli-before --repeats 5
+    git worktree add ../cli-before aec23c4^      # the CLI before issue 31's changes
+    .venv/bin/python bench/bench_cli.py --peer ../cli-before --repeats 5
 
 Each command runs as a fresh process (``python -m crawlplan.cli ...`` with the checkout first on
 ``PYTHONPATH``, the same interpreter for both), ``--repeats`` times, alternating between the two
