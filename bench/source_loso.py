@@ -78,6 +78,7 @@ CANDIDATES = {
     "default, link context on a one-template site (link_context flat)": {"method": "default", "link_context": "flat"},
     "default, minimum cluster share 2% (min_cluster_share 0.02)": {"method": "default", "min_cluster_share": 0.02},
     "default, smooth idf (idf smooth)": {"method": "default", "idf": "smooth"},
+    "default, every cluster a kind (kinds clusters)": {"method": "default", "kinds": "clusters"},
 }
 
 
@@ -131,9 +132,9 @@ def score(configs: dict, only: set[str] | None) -> list[dict]:
             learner, sample = train_site(mirror, p)
             fit_s = time.perf_counter() - t0
             min_pts = learner.min_pts
-            on_sample = clustering_scores([typer(u) for u in sample], learner.labels_.tolist(), min_pts)
+            on_sample = clustering_scores([typer(u) for u in sample], learner.kind_labels_.tolist(), min_pts)
             urls = sorted(mirror.pages)
-            predicted = learner.predict([mirror.pages[u] for u in urls]).tolist()
+            predicted = learner.predict_kind([mirror.pages[u] for u in urls]).tolist()
             whole = clustering_scores([typer(u) for u in urls], predicted, min_pts)
             crawled = {f"{r['task']}/{r['method']}/{r['metric']}": r["value"]
                        for r in evaluate_site(mirror, learner, sample, specs[site], replace(p, cv=False))

@@ -85,3 +85,31 @@ def test_idf_presets_checks_and_round_trip():
     again = SitemapLearner.from_json(learner.to_json())
     assert again.idf_mode_ == "smooth" and np.allclose(again.idf_, learner.idf_)
     assert (again.predict(bags) == learner.predict(bags)).all()
+
+
+def test_kinds_by_smooth_idf_report_the_smooth_clusters_and_leave_the_crawl_states_plain():
+    """``kinds: smooth_idf``: the sitemap's kinds are a smooth-idf clustering of the sample (the
+    manual's chapters one kind) while its clusters, which the navigation table and the crawls
+    read, stay those of plain idf; a page's kind is predicted by the kind model, and the whole
+    sitemap survives its JSON."""
+    seed = next(s for s in range(10)   # a draw where plain idf splits the chapters (8 of 10 above)
+                if len(_clusters_of(sitemap_learner(idf="plain").fit(_manual(s)[0]).labels_, _manual(s)[1], "chapter")) >= 2)
+    one_kind_each = {"kinds": "clusters"}
+    bags, kinds = _manual(seed)
+    plain = sitemap_learner(idf="plain", **one_kind_each).fit(bags)
+    smooth = sitemap_learner(idf="smooth", **one_kind_each).fit(bags)
+    both = sitemap_learner(idf="plain", kinds="smooth_idf").fit(bags)
+    assert (both.labels_ == plain.labels_).all() and (both.kind_labels_ == smooth.labels_).all()
+    assert len(_clusters_of(both.kind_labels_, kinds, "chapter")) < len(_clusters_of(both.labels_, kinds, "chapter"))
+    fresh, _ = _manual(2)
+    assert (both.predict_kind(fresh) == smooth.predict(fresh)).all()
+    assert (both.predict(fresh) == plain.predict(fresh)).all()
+    again = SitemapLearner.from_json(both.to_json())
+    assert (again.kind_labels_ == both.kind_labels_).all() and (again.predict_kind(fresh) == both.predict_kind(fresh)).all()
+    assert (again.predict(fresh) == both.predict(fresh)).all()
+    # without it a cluster is its own kind, and the file carries no kind model
+    assert (plain.kind_labels_ == plain.labels_).all() and (plain.predict_kind(fresh) == plain.predict(fresh)).all()
+    assert SitemapLearner.from_json(plain.to_json()).kind_model_ is None
+    assert sitemap_learner().kinds_ == "smooth_idf" and sitemap_learner(method="paper").kinds_ == "clusters"
+    with pytest.raises(ValueError, match="kinds must be one of clusters, smooth_idf"):
+        sitemap_learner(kinds="types").validate()

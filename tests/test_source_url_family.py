@@ -289,3 +289,21 @@ def test_a_family_that_is_a_small_part_of_the_target_cluster_does_not_define_it(
     assert not fb.family_is_target
     assert fb.is_hit(1, "https://f.example.net/search?q=zeta")
     assert fb.score((0, "list"), "https://f.example.net/search?q=zeta") > fb.alpha * 0.5
+
+
+def test_markers_in_a_flat_sites_target_only():
+    """``kind_markers: clusters_flat``: where the example's folder holds the whole site the
+    example's file-name kind is the family (git's commands), but a folder that mixes kinds and
+    does not hold the site stays whole (the rustdoc shape is not narrowed)."""
+    learner, docs = _whole_site_folder({0: 37, 2: 3})
+    flat = sitemap_learner(target_score="paper", kind_markers="clusters_flat")
+    flat.url_families_, flat.url_kind_clusters_ = learner.url_families_, learner.url_kind_clusters_
+    family = example_family(flat, f"{docs}/git-commit.html", target=0)
+    assert family.kind == "git" and f"{docs}/gitglossary.html" not in family
+    plain = sitemap_learner(target_score="paper", kind_markers="clusters")
+    plain.url_families_, plain.url_kind_clusters_ = learner.url_families_, learner.url_kind_clusters_
+    assert example_family(plain, f"{docs}/git-commit.html", target=0) is None
+    io = "https://docs.example.rs/kit/1.0/kit/io"
+    rust = _learner(_rustdoc(), kind_markers="clusters_flat")
+    assert example_family(rust, f"{io}/struct.Alpha.html").kind is None
+    assert rust.markers_in_clusters_ and rust.markers_in_flat_target_ and not rust.markers_in_target_

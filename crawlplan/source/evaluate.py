@@ -108,10 +108,11 @@ def cv_precision(make_learner, bags: list, types: list, *, folds: int = 4, seed:
         learner = make_learner()
         learner.fit([bags[idx[i]] for i in train], urls=None if urls is None else [urls[idx[i]] for i in train])
         by_c = defaultdict(Counter)
-        for i, c in zip(train, learner.labels_):
+        for i, c in zip(train, learner.kind_labels_):
             by_c[int(c)][y[i]] += 1
         mapping = {c: cnt.most_common(1)[0][0] for c, cnt in by_c.items() if c != -1}
-        pred = learner.predict([bags[idx[i]] for i in test], urls=None if urls is None else [urls[idx[i]] for i in test])
+        pred = learner.predict_kind([bags[idx[i]] for i in test],
+                                    urls=None if urls is None else [urls[idx[i]] for i in test])
         for i, c in zip(test, pred):
             ok = mapping.get(int(c)) == y[i]
             hits.append(ok)

@@ -192,7 +192,7 @@ def evaluate_site(mirror: Mirror, learner: SitemapLearner, sample: list[str], sp
 
     min_pts = learner.min_pts
     sample_types = _types_of(sample, typer)
-    add("clustering", "source", clustering_scores(sample_types, learner.labels_.tolist(), min_pts))
+    add("clustering", "source", clustering_scores(sample_types, learner.kind_labels_.tolist(), min_pts))
     schemas = [link_schema(mirror.pages[u].links) for u in sample]
     add("clustering", "mdl", clustering_scores(sample_types, MDLClustering().fit(schemas).labels_, min_pts))
     irobot = IRobotCrawler(mirror, html, sample) if html is not None else None

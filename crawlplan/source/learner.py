@@ -32,7 +32,7 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/5"   # 2: the sample yields a target crawl ranks hubs by; 3: the cuts by section; 4: crawl_guard, kind_markers; 5: idf
+FORMAT = "crawlplan.sitemap/6"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -129,6 +129,11 @@ class SitemapLearner(LearnerParams):
             labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_,
                                                       markers=self.markers_in_clusters_)
         self.labels_ = labels
+        self.kind_model_ = None
+        if self.kinds_ == "smooth_idf":   # the sitemap's page types; the labels stay the crawl's states
+            coarse = dataclasses.replace(self.settings, idf="smooth", kinds="clusters")
+            self.kind_model_ = type(self)(coarse).fit(X, urls=urls, links=links, resolve=resolve)
+        self.kind_labels_ = labels if self.kind_model_ is None else self.kind_model_.labels_
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))
         self._fit_knn()
@@ -142,9 +147,19 @@ class SitemapLearner(LearnerParams):
     def _cluster_bags(self, bags) -> np.ndarray:
         """This learner's clustering (features, eps, DBSCAN, noise rule) of other bags: the
         link-context bags of ``link_context: flat``."""
-        plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0,
+        plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0, kinds="clusters",
                                     folder_cut="off")
         return type(self)(plain).fit(bags).labels_
+
+    def predict_kind(self, X, urls: Sequence[str] | None = None) -> np.ndarray:
+        """Each page's kind: what the sitemap reports as the site's page types (``kind_labels_``
+        for the sample). Its cluster (:meth:`predict`) without ``kinds: smooth_idf``; with it,
+        the cluster of the smooth-idf clustering learned beside (``kind_model_``). Smooth idf
+        keeps a kind's template where the kind fills the sample, so a manual's chapters gather
+        in one cluster; the crawl still navigates by the plain clusters, whose finer rows tell
+        it better where a link leads (docs/source.md, "Kinds and navigation states")."""
+        model = getattr(self, "kind_model_", None)
+        return (model or self).predict(X, urls=urls)
 
     def _cluster(self, Xv) -> np.ndarray:
         n = Xv.shape[0]
@@ -317,6 +332,7 @@ class SitemapLearner(LearnerParams):
             "eps": None if math.isnan(self.eps_) else self.eps_, "eps_source": self.eps_source_,
             "cluster_sizes": {str(k): v for k, v in self.cluster_sizes_.items()},
             "dsim": {str(k): v for k, v in self.dsim_.items()},
+            "kind_model": None if self.kind_model_ is None else self.kind_model_.to_dict(),
         }
         if hasattr(self, "navigation_"):
             out["navigation"] = nav.navigation_to_rows(self.navigation_)
@@ -364,6 +380,8 @@ class SitemapLearner(LearnerParams):
         self.outlier_share_ = float(np.mean(self.labels_ == -1)) if len(self.labels_) else 0.0
         self.cluster_sizes_ = {int(k): v for k, v in data["cluster_sizes"].items()}
         self.dsim_ = {int(k): v for k, v in data["dsim"].items()}
+        self.kind_model_ = None if data["kind_model"] is None else cls.from_json(data["kind_model"])
+        self.kind_labels_ = self.labels_ if self.kind_model_ is None else self.kind_model_.labels_
         if "navigation" in data:
             self.navigation_ = nav.navigation_from_rows(data["navigation"])
             self.adjacency_ = nav.adjacency(self.navigation_, self.clusters_)

@@ -75,10 +75,11 @@ from crawlplan.source.url_kinds import MOSTLY
 METHODS = ("default", "paper")
 # where file-name kind markers name a kind of page: in the clusters (url_merge, folder_cut's guard),
 # in the target crawl's example family, both, or nowhere
-KIND_MARKER_USES = ("all", "clusters", "target", "off")
+KIND_MARKER_USES = ("all", "clusters", "clusters_flat", "target", "off")
 TARGET_URL_MODES = ("off", "family")
 FOLDER_CUT_MODES = ("off", "sections")
 IDF_MODES = ("plain", "smooth")
+KIND_MODES = ("clusters", "smooth_idf")
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class LearnerSettings(Settings):
     link_context: str | None
     min_cluster_share: float | None
     idf: str | None
+    kinds: str | None
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -230,13 +232,21 @@ class LearnerParams:
     @property
     def markers_in_clusters_(self) -> bool:
         """Whether file-name kind markers name kinds for ``url_merge`` and ``folder_cut``."""
-        return self.kind_markers in ("all", "clusters")
+        return self.kind_markers in ("all", "clusters", "clusters_flat")
 
     @property
     def markers_in_target_(self) -> bool:
         """Whether the target crawl's example family is narrowed by kind markers (and found by
         them in a folder that holds the whole site)."""
         return self.kind_markers in ("all", "target")
+
+    @property
+    def markers_in_flat_target_(self) -> bool:
+        """Whether, where the example's folder holds the whole site (a flat site: the folder
+        names no kind), the target family is the example's file-name kind
+        (``target._kind_in_whole_site_folder``): ``clusters_flat`` keeps this one use of the
+        markers in the target and drops the narrowing of a folder that mixes kinds."""
+        return self.kind_markers in ("all", "target", "clusters_flat")
 
     @property
     def link_context_(self) -> str:
@@ -264,6 +274,16 @@ class LearnerParams:
         return "plain"
 
     @property
+    def kinds_(self) -> str:
+        """What the sitemap reports as page types: ``clusters`` = its clusters (the paper);
+        ``smooth_idf`` = the clusters of the same sample clustered with smooth idf
+        (``SitemapLearner.predict_kind``), while the plain clusters stay the crawl's navigation
+        states."""
+        if self.kinds is not None:
+            return self.kinds
+        return "clusters" if self.method == "paper" else "smooth_idf"   # default: issue 30's round 6
+
+    @property
     def crawl_guard_(self) -> str:
         """``bfs``: a UCC or target crawl takes BFS's next page whenever its own verdict on what
         it has gained falls behind what BFS would have gained by then (:mod:`guard`); ``off``:
@@ -287,7 +307,8 @@ class LearnerParams:
                    "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
                    "crawl_guard": (self.crawl_guard_, GUARDS),
                    "link_context": (self.link_context_, LINK_CONTEXT_MODES),
-                   "idf": (self.idf_mode_, IDF_MODES)}
+                   "idf": (self.idf_mode_, IDF_MODES),
+                   "kinds": (self.kinds_, KIND_MODES)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")

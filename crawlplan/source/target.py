@@ -222,7 +222,11 @@ def example_family(learner, example: str | None, target: int | None = None) -> E
     if not total:
         return None
     if not getattr(learner, "markers_in_target_", True):   # the folder alone names the kind
-        return ExampleFamily(family) if in_folder / total <= FAMILY_MAX_SHARE else None
+        if in_folder / total <= FAMILY_MAX_SHARE:
+            return ExampleFamily(family)
+        if getattr(learner, "markers_in_flat_target_", False):   # a flat site: only a marker names a kind
+            return _kind_in_whole_site_folder(learner, family, folder, example, target)
+        return None
     if in_folder / total > FAMILY_MAX_SHARE:
         return _kind_in_whole_site_folder(learner, family, folder, example, target)
     markers, kind, of_kind = _example_kind(folder, example)
