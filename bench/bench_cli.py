@@ -76,7 +76,7 @@ def main() -> int:
         checkouts["peer"] = args.peer.resolve()
     rows = []
     for argv in LIGHT:
-        times = timed(checkouts, lambda _name: argv, args.repeats)
+        times = timed(checkouts, lambda _name, argv=argv: argv, args.repeats)
         rows.append((" ".join(argv), times))
     if not args.skip_run:
         outs = {name: tempfile.mkdtemp(prefix=f"bench-cli-{name}-", dir=RESULTS) for name in checkouts}

@@ -79,6 +79,7 @@ CANDIDATES = {
     "default, minimum cluster share 2% (min_cluster_share 0.02)": {"method": "default", "min_cluster_share": 0.02},
     "default, smooth idf (idf smooth)": {"method": "default", "idf": "smooth"},
     "default, every cluster a kind (kinds clusters)": {"method": "default", "kinds": "clusters"},
+    "default, no join of a kind's wrapper variants (kind_join 0)": {"method": "default", "kind_join": 0},
 }
 
 

@@ -24,8 +24,8 @@ from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
 from crawlplan import storage
-from crawlplan.spark import spread_rows
 from crawlplan.extract.records import ExtractSettings, process_warc_file, process_warc_ranges
+from crawlplan.spark import spread_rows
 from crawlplan.warc.listing import RefusedEntry, resolve_entry, shown
 
 _WIDE_COLUMNS = [

@@ -27,6 +27,7 @@ from crawlplan.dag.pipeline import Pipeline
 from crawlplan.ops import airflow_templates as templates
 from crawlplan.ops import submit
 
+
 def operator_kwargs(spec: submit.SubmitSpec, pipeline: Pipeline, name: str) -> dict:
     node = pipeline.nodes[name]
     kw: dict = {

@@ -21,6 +21,7 @@ from scipy import sparse
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import extract
+from crawlplan.source.kinds import join_wrapper_variants
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
@@ -32,7 +33,7 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/6"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds
+FORMAT = "crawlplan.sitemap/6"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -131,9 +132,15 @@ class SitemapLearner(LearnerParams):
         self.labels_ = labels
         self.kind_model_ = None
         if self.kinds_ == "smooth_idf":   # the sitemap's page types; the labels stay the crawl's states
-            coarse = dataclasses.replace(self.settings, idf="smooth", kinds="clusters")
+            coarse = dataclasses.replace(self.settings, idf="smooth", kinds="clusters", kind_join=0.0)
             self.kind_model_ = type(self)(coarse).fit(X, urls=urls, links=links, resolve=resolve)
         self.kind_labels_ = labels if self.kind_model_ is None else self.kind_model_.labels_
+        self.kind_joins_ = {}
+        if self.kind_join_ > 0:   # one kind under several wrapper classes (a manual's levels)
+            root = folder_root(urls) if urls is not None else "/"
+            sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * n
+            self.kind_joins_ = join_wrapper_variants(self.kind_labels_.tolist(), bags, sections, self.kind_join_)
+            self.kind_labels_ = self._joined(self.kind_labels_)
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))
         self._fit_knn()
@@ -147,7 +154,8 @@ class SitemapLearner(LearnerParams):
     def _cluster_bags(self, bags) -> np.ndarray:
         """This learner's clustering (features, eps, DBSCAN, noise rule) of other bags: the
         link-context bags of ``link_context: flat``."""
-        plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0, kinds="clusters",
+        plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0,
+                                    kinds="clusters", kind_join=0.0,
                                     folder_cut="off")
         return type(self)(plain).fit(bags).labels_
 
@@ -159,7 +167,15 @@ class SitemapLearner(LearnerParams):
         in one cluster; the crawl still navigates by the plain clusters, whose finer rows tell
         it better where a link leads (docs/source.md, "Kinds and navigation states")."""
         model = getattr(self, "kind_model_", None)
-        return (model or self).predict(X, urls=urls)
+        return self._joined((model or self).predict(X, urls=urls))
+
+    def _joined(self, kinds) -> np.ndarray:
+        """Kinds with ``kind_joins_`` applied (the wrapper variants of one kind, ``kind_join``)."""
+        joins = getattr(self, "kind_joins_", None)
+        kinds = np.asarray(kinds, dtype=int)
+        if not joins:
+            return kinds
+        return np.array([joins.get(k, k) for k in kinds.tolist()], dtype=int)
 
     def _cluster(self, Xv) -> np.ndarray:
         n = Xv.shape[0]
@@ -333,6 +349,7 @@ class SitemapLearner(LearnerParams):
             "cluster_sizes": {str(k): v for k, v in self.cluster_sizes_.items()},
             "dsim": {str(k): v for k, v in self.dsim_.items()},
             "kind_model": None if self.kind_model_ is None else self.kind_model_.to_dict(),
+            "kind_joins": {str(k): j for k, j in self.kind_joins_.items()},
         }
         if hasattr(self, "navigation_"):
             out["navigation"] = nav.navigation_to_rows(self.navigation_)
@@ -381,7 +398,8 @@ class SitemapLearner(LearnerParams):
         self.cluster_sizes_ = {int(k): v for k, v in data["cluster_sizes"].items()}
         self.dsim_ = {int(k): v for k, v in data["dsim"].items()}
         self.kind_model_ = None if data["kind_model"] is None else cls.from_json(data["kind_model"])
-        self.kind_labels_ = self.labels_ if self.kind_model_ is None else self.kind_model_.labels_
+        self.kind_joins_ = {int(k): int(j) for k, j in data["kind_joins"].items()}
+        self.kind_labels_ = self._joined(self.labels_ if self.kind_model_ is None else self.kind_model_.labels_)
         if "navigation" in data:
             self.navigation_ = nav.navigation_from_rows(data["navigation"])
             self.adjacency_ = nav.adjacency(self.navigation_, self.clusters_)

@@ -49,12 +49,20 @@ Two configurations (``method``):
   * a UCC or target crawl keeps BFS's order as a second frontier and takes BFS's next page
     when it would trail what BFS is expected to have gained (``crawl_guard: bfs``,
     :mod:`crawlplan.source.guard`), so a crawl led astray by its sitemap stays near BFS.
+  * the page types the sitemap reports (its kinds) are a second clustering of the sample with
+    smooth idf (``kinds: smooth_idf``), while the plain-idf clusters stay the crawl's navigation
+    states: smooth idf keeps a kind's template where the kind fills the sample (a manual's
+    chapters gather), but the crawl's rows need the finer clusters (issue 30, round 6).
+  * in a flat site, where the example's folder holds the whole sample, the target family is the
+    example's file-name kind when the structure agrees (``kind_markers: clusters_flat``; git's
+    ``git-*`` commands), while a folder that mixes kinds is not narrowed (round 6).
   Options that helped the design sites only: the online row update of the target crawl
   (``target_feedback``), the targets-per-fetch score and the yield hubs (``target_score: rate``,
   ``yield``), the target family's kind markers (``kind_markers: all``), re-clustering a
   one-template site by its links (``link_context: flat``), small clusters absorbed
-  (``min_cluster_share``). Smooth idf (``idf: smooth``) raised the validation micro-F (0.732 ->
-  0.810) but lowered three validation sites' target harvest: an option too. The earlier guard
+  (``min_cluster_share``). Smooth idf for the crawl's clusters too (``idf: smooth``) raised the
+  validation micro-F (0.732 -> 0.810) but lowered three validation sites' target harvest: an
+  option; ``kinds: smooth_idf`` keeps its kinds and the plain clusters' crawl. The earlier guard
   (histogram eps, re-chosen only when the site collapses or shatters) stays as
   ``eps_rule: guarded``; HDBSCAN as ``clusterer: hdbscan``.
 """
@@ -118,6 +126,7 @@ class LearnerSettings(Settings):
     min_cluster_share: float | None
     idf: str | None
     kinds: str | None
+    kind_join: float | None
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -284,6 +293,15 @@ class LearnerParams:
         return "clusters" if self.method == "paper" else "smooth_idf"   # default: issue 30's round 6
 
     @property
+    def kind_join_(self) -> float:
+        """Kinds whose wrapper-blind centroids have at least this cosine and that lie in one
+        section are one kind (:mod:`crawlplan.source.kinds`: a manual's chapter, section and
+        subsection pages under ``div.chapter``/``div.section``/...); 0 = off (the paper)."""
+        if self.kind_join is not None:
+            return float(self.kind_join)
+        return 0.0 if self.method == "paper" else 0.9   # issue 30's round 8 (docs/source.md)
+
+    @property
     def crawl_guard_(self) -> str:
         """``bfs``: a UCC or target crawl takes BFS's next page whenever its own verdict on what
         it has gained falls behind what BFS would have gained by then (:mod:`guard`); ``off``:
@@ -330,6 +348,8 @@ class LearnerParams:
         if not isinstance(self.url_merge_, (int, float)) or isinstance(self.url_merge_, bool) \
                 or not (self.url_merge_ == 0 or 0.5 < self.url_merge_ <= 1):
             raise ValueError(f"url_merge must be 0 (off) or a share in (0.5, 1], got {self.url_merge!r}")
+        if isinstance(self.kind_join, bool) or not 0 <= self.kind_join_ <= 1:
+            raise ValueError(f"kind_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_join!r}")
         if isinstance(self.min_cluster_share_, bool) or not 0 <= self.min_cluster_share_ < 1:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:

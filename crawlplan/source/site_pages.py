@@ -27,7 +27,6 @@ from pyspark.sql import types as T
 from crawlplan.ccindex.sample import host_name, html_captures
 from crawlplan.conf import Settings
 from crawlplan.schemas import load_schema
-from crawlplan.spark import spread_rows
 from crawlplan.source.features import extract, normalise_url
 from crawlplan.source.mirror import (
     HTML_TYPES,
@@ -38,6 +37,7 @@ from crawlplan.source.mirror import (
     site_page,
     wants_payload,
 )
+from crawlplan.spark import spread_rows
 from crawlplan.warc.listing import resolve_entry
 from crawlplan.warc.ranges import RecordRange, iter_ranges
 from crawlplan.warc.reader import FileOutcome, ReadLimits

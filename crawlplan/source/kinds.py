@@ -1,0 +1,91 @@
+"""Kinds the structure splits by the page's wrapper (``kind_join``): one kind of page rendered
+under different wrapper classes.
+
+A manual's generator wraps each page's body in an element whose class names the page's level:
+makeinfo writes ``div.chapter``, ``div.section`` and ``div.subsection`` around the same header,
+text and navigation; DocBook writes ``div.chapter``, ``div.sect1``, ``div.sect2``. With a class
+token on every step (``xpath_classes: elements``) each level's paths are disjoint from the
+others', so the levels of one kind come out as separate clusters however the eps is chosen. Two
+kinds that share a wrapper class but differ inside it (Sphinx's API pages and prose, a GTK-Doc
+``refentry`` against its chapter lists) are untouched: what is compared is everything *inside*
+the wrapper.
+
+The rule, on the kinds only (the crawl's clusters are left as they are): two kinds are one when
+the centroids of their pages' wrapper-blind bags (:func:`wrapper_blind`) have a cosine of at
+least ``kind_join`` and most of their pages lie in the same section of the site — a cut by
+section (``folder_cut``) is the URL's verdict that the pages are different kinds, and it stands.
+Designed on the design sites (asymptote's makeinfo manual: three levels, one kind), decided on
+the validation sites (docs/source.md, "Kinds split by their wrapper (round 8)").
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
+
+
+def wrapper_blind(bag: Mapping[str, int], share: float = WRAPPER_SHARE) -> dict[str, int]:
+    """The bag with the class token dropped from every step that holds more than ``share`` of
+    the page's elements (``div[section]`` -> ``div`` on every path below it)."""
+    total = sum(bag.values())
+    held: dict[str, int] = {}
+    for path, n in bag.items():
+        steps = path.split("/")
+        for k in range(2, len(steps) + 1):
+            prefix = "/".join(steps[:k])
+            held[prefix] = held.get(prefix, 0) + n
+    wrappers = {p for p, n in held.items() if n > share * total and "[" in p.rsplit("/", 1)[-1]}
+    if not wrappers:
+        return dict(bag)
+    out: dict[str, int] = {}
+    for path, n in bag.items():
+        steps = path.split("/")
+        blind = "/".join(step.split("[", 1)[0] if "/".join(steps[:k + 1]) in wrappers else step
+                         for k, step in enumerate(steps))
+        out[blind] = out.get(blind, 0) + n
+    return out
+
+
+def _centroid(bags: Sequence[Mapping[str, int]]) -> dict[str, float]:
+    """Mean of the pages' L2-normalised log-tf vectors, L2-normalised (cosine = dot product)."""
+    total: dict[str, float] = {}
+    for bag in bags:
+        weights = {p: math.log2(1 + n) for p, n in bag.items() if n > 0}
+        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+        for p, w in weights.items():
+            total[p] = total.get(p, 0.0) + w / norm
+    norm = math.sqrt(sum(v * v for v in total.values())) or 1.0
+    return {p: v / norm for p, v in total.items()}
+
+
+def join_wrapper_variants(labels: Sequence[int], bags: Sequence[Mapping[str, int]],
+                          sections: Sequence[str | None], threshold: float) -> dict[int, int]:
+    """{kind: the kind it joins} for every kind (-1, the outliers, excluded): kinds whose
+    wrapper-blind centroids have cosine >= ``threshold`` and whose pages mostly lie in one and
+    the same section are one kind, named by the smallest label among them."""
+    members: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        if label != -1:
+            members.setdefault(int(label), []).append(i)
+    kinds = sorted(members)
+    centroid = {k: _centroid([wrapper_blind(bags[i]) for i in members[k]]) for k in kinds}
+    section = {k: Counter(sections[i] for i in members[k]).most_common(1)[0][0] for k in kinds}
+    parent = {k: k for k in kinds}
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
+    for i, a in enumerate(kinds):
+        for b in kinds[i + 1:]:
+            if section[a] != section[b]:
+                continue
+            small, large = sorted((centroid[a], centroid[b]), key=len)
+            if sum(v * large.get(p, 0.0) for p, v in small.items()) >= threshold:
+                ra, rb = root(a), root(b)
+                parent[max(ra, rb)] = min(ra, rb)
+    return {k: root(k) for k in kinds}

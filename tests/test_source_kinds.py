@@ -1,0 +1,100 @@
+"""``kind_join`` (crawlplan/source/kinds.py) on hand-made manuals: makeinfo-shaped node pages whose
+body is wrapped in ``div.chapter``, ``div.section`` or ``div.subsection`` by level, beside an
+index of another inner structure under the same wrappers."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import numpy as np
+import pytest
+from settings_support import sitemap_learner
+
+from crawlplan.source.kinds import join_wrapper_variants, wrapper_blind
+from crawlplan.source.learner import SitemapLearner
+
+LEVELS = (("chapter", 2), ("section", 3), ("subsection", 4))
+BASE = "https://manual.example.org/doc/"
+
+
+def _node(rng: random.Random, level: str, heading: int) -> dict[str, int]:
+    body = f"/html/body/div[{level}]"
+    bag = {"/html/body": 1, body: 1, f"{body}/div[nav-panel]/p/a": 4, f"{body}/div[nav-panel]/p": 1,
+           f"{body}/h{heading}[{level}]": 1, f"{body}/p": rng.randint(3, 9), f"{body}/hr": 1}
+    if rng.random() < 0.6:
+        bag[f"{body}/p/code"] = rng.randint(1, 5)
+    if rng.random() < 0.4:
+        bag[f"{body}/pre[example]"] = rng.randint(1, 2)
+    return bag
+
+
+def _index(rng: random.Random, level: str) -> dict[str, int]:
+    body = f"/html/body/div[{level}]"
+    return {"/html/body": 1, body: 1, f"{body}/table[index-entries]/tr/td/a": rng.randint(30, 60),
+            f"{body}/table[index-entries]/tr/td": rng.randint(60, 120), f"{body}/table[index-entries]/tr": rng.randint(30, 60),
+            f"{body}/table[index-letters]/tr/th/a": 26}
+
+
+def _manual(seed: int = 0, per_level: int = 20, indexes: int = 8):
+    rng = random.Random(seed)
+    bags, kinds = [], []
+    for level, heading in LEVELS:
+        for _ in range(per_level):
+            bags.append(_node(rng, level, heading))
+            kinds.append("node")
+    for i in range(indexes):
+        bags.append(_index(rng, LEVELS[i % 2][0]))
+        kinds.append("index")
+    # node names share no file-name marker (makeinfo names a page by its node), so no URL rule joins them
+    urls = [f"{BASE}{hashlib.sha1(str(i).encode()).hexdigest()[:10]}.html" for i in range(len(bags))]
+    return bags, kinds, urls
+
+
+def test_wrapper_blind_drops_only_the_class_of_what_holds_most_of_the_page():
+    bag = {"/html/body": 1, "/html/body/div[section]": 1, "/html/body/div[section]/p": 6,
+           "/html/body/div[section]/div[note]/p": 1, "/html/body/div[footer]/a": 2}
+    blind = wrapper_blind(bag)
+    assert blind == {"/html/body": 1, "/html/body/div": 1, "/html/body/div/p": 6,
+                     "/html/body/div/div[note]/p": 1, "/html/body/div[footer]/a": 2}
+    assert sum(blind.values()) == sum(bag.values())
+    # no step holds more than half: nothing changes
+    spread = {"/html/body/div[a]/p": 2, "/html/body/div[b]/p": 2, "/html/body/div[c]/p": 2}
+    assert wrapper_blind(spread) == spread
+
+
+def test_levels_of_one_kind_join_and_another_inner_structure_stays_apart():
+    bags, kinds, urls = _manual()
+    labels = [{"chapter": 0, "section": 1, "subsection": 2}[next(lv for lv, _ in LEVELS if f"div[{lv}]" in str(b))]
+              if k == "node" else 3 for b, k in zip(bags, kinds)]
+    joins = join_wrapper_variants(labels, bags, [""] * len(bags), 0.9)
+    assert joins[0] == joins[1] == joins[2] == 0 and joins[3] == 3
+    # the URL's sections stand: the same levels in two sections of the site stay two kinds
+    sections = ["guide" if label == 0 else "api" for label in labels]
+    assert join_wrapper_variants(labels, bags, sections, 0.9) == {0: 0, 1: 1, 2: 1, 3: 3}
+    assert join_wrapper_variants(labels, bags, [""] * len(bags), 1.0) == {0: 0, 1: 1, 2: 2, 3: 3}
+
+
+def test_the_learner_reports_one_kind_for_a_manuals_levels_and_keeps_its_clusters():
+    bags, kinds, urls = _manual(seed=3)
+    joined = sitemap_learner().fit(bags, urls=urls, links=[[] for _ in bags])
+    apart = sitemap_learner(kind_join=0).fit(bags, urls=urls, links=[[] for _ in bags])
+    nodes = {k for k, t in zip(joined.kind_labels_.tolist(), kinds) if t == "node"}
+    index = {k for k, t in zip(joined.kind_labels_.tolist(), kinds) if t == "index"}
+    assert len(nodes) == 1 and -1 not in nodes and not nodes & index
+    assert len({k for k, t in zip(apart.kind_labels_.tolist(), kinds) if t == "node"}) >= 3   # by level, at least
+    assert (joined.labels_ == apart.labels_).all()          # the crawl's states are not joined
+    fresh, fresh_kinds, fresh_urls = _manual(seed=4)
+    predicted = joined.predict_kind(fresh, urls=fresh_urls)
+    assert {k for k, t in zip(predicted.tolist(), fresh_kinds) if t == "node"} == nodes
+    again = SitemapLearner.from_json(joined.to_json())
+    assert again.kind_joins_ == joined.kind_joins_ and (again.kind_labels_ == joined.kind_labels_).all()
+    assert (again.predict_kind(fresh, urls=fresh_urls) == predicted).all()
+
+
+def test_kind_join_presets_and_checks():
+    assert sitemap_learner().kind_join_ == 0.9 and sitemap_learner(method="paper").kind_join_ == 0.0
+    for bad in (-0.1, 1.5, True):
+        with pytest.raises(ValueError, match="kind_join must be in"):
+            sitemap_learner(kind_join=bad).validate()
+    assert np.isclose(sitemap_learner(kind_join=0.5).kind_join_, 0.5)
