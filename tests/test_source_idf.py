@@ -94,11 +94,11 @@ def test_kinds_by_smooth_idf_report_the_smooth_clusters_and_leave_the_crawl_stat
     sitemap survives its JSON."""
     seed = next(s for s in range(10)   # a draw where plain idf splits the chapters (8 of 10 above)
                 if len(_clusters_of(sitemap_learner(idf="plain").fit(_manual(s)[0]).labels_, _manual(s)[1], "chapter")) >= 2)
-    one_kind_each = {"kinds": "clusters"}
+    one_kind_each = {"kinds": "clusters", "kind_join": 0}
     bags, kinds = _manual(seed)
     plain = sitemap_learner(idf="plain", **one_kind_each).fit(bags)
     smooth = sitemap_learner(idf="smooth", **one_kind_each).fit(bags)
-    both = sitemap_learner(idf="plain", kinds="smooth_idf").fit(bags)
+    both = sitemap_learner(idf="plain", kinds="smooth_idf", kind_join=0).fit(bags)   # kinds alone, no join
     assert (both.labels_ == plain.labels_).all() and (both.kind_labels_ == smooth.labels_).all()
     assert len(_clusters_of(both.kind_labels_, kinds, "chapter")) < len(_clusters_of(both.labels_, kinds, "chapter"))
     fresh, _ = _manual(2)
