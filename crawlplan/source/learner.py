@@ -165,7 +165,7 @@ class SitemapLearner(LearnerParams):
         the cluster of the smooth-idf clustering learned beside (``kind_model_``). Smooth idf
         keeps a kind's template where the kind fills the sample, so a manual's chapters gather
         in one cluster; the crawl still navigates by the plain clusters, whose finer rows tell
-        it better where a link leads (docs/source.md, "Kinds and navigation states")."""
+        it better where a link leads (docs/source.md, "Kinds and navigation states (round 6)")."""
         model = getattr(self, "kind_model_", None)
         return self._joined((model or self).predict(X, urls=urls))
 
