@@ -20,9 +20,14 @@ the validation sites (docs/source.md, "Kinds split by their wrapper (round 8)").
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from crawlplan.source.url_kinds import folder_root, top_folder
 
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 
@@ -89,3 +94,31 @@ def join_wrapper_variants(labels: Sequence[int], bags: Sequence[Mapping[str, int
                 ra, rb = root(a), root(b)
                 parent[max(ra, rb)] = min(ra, rb)
     return {k: root(k) for k in kinds}
+
+
+def joined(kinds, joins: Mapping[int, int] | None) -> np.ndarray:
+    """Kinds with ``joins`` (:func:`join_wrapper_variants`) applied; -1 stays the outlier."""
+    kinds = np.asarray(kinds, dtype=int)
+    if not joins:
+        return kinds
+    return np.array([joins.get(k, k) for k in kinds.tolist()], dtype=int)
+
+
+def fit_kinds(learner, X, bags, urls, links, resolve):
+    """A fitted learner's kinds: (the kind model or None, the sample's kinds, the joins).
+
+    ``kinds: smooth_idf``: the same learner fitted on the same sample with smooth idf is the kind
+    model (its clusters are the kinds; the learner's own clusters stay the crawl's states);
+    ``clusters``: every cluster is a kind. ``kind_join`` > 0 then joins the wrapper variants of
+    one kind, within a section (the sample's sections below the site's root folder)."""
+    model = None
+    if learner.kinds_ == "smooth_idf":
+        coarse = dataclasses.replace(learner.settings, idf="smooth", kinds="clusters", kind_join=0.0)
+        model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve)
+    kinds = learner.labels_ if model is None else model.labels_
+    joins: dict[int, int] = {}
+    if learner.kind_join_ > 0:
+        root = folder_root(urls) if urls is not None else "/"
+        sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * len(bags)
+        joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_)
+    return model, joined(kinds, joins), joins

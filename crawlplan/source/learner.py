@@ -21,7 +21,7 @@ from scipy import sparse
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import extract
-from crawlplan.source.kinds import join_wrapper_variants
+from crawlplan.source.kinds import fit_kinds, joined
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
@@ -130,17 +130,7 @@ class SitemapLearner(LearnerParams):
             labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_,
                                                       markers=self.markers_in_clusters_)
         self.labels_ = labels
-        self.kind_model_ = None
-        if self.kinds_ == "smooth_idf":   # the sitemap's page types; the labels stay the crawl's states
-            coarse = dataclasses.replace(self.settings, idf="smooth", kinds="clusters", kind_join=0.0)
-            self.kind_model_ = type(self)(coarse).fit(X, urls=urls, links=links, resolve=resolve)
-        self.kind_labels_ = labels if self.kind_model_ is None else self.kind_model_.labels_
-        self.kind_joins_ = {}
-        if self.kind_join_ > 0:   # one kind under several wrapper classes (a manual's levels)
-            root = folder_root(urls) if urls is not None else "/"
-            sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * n
-            self.kind_joins_ = join_wrapper_variants(self.kind_labels_.tolist(), bags, sections, self.kind_join_)
-            self.kind_labels_ = self._joined(self.kind_labels_)
+        self.kind_model_, self.kind_labels_, self.kind_joins_ = fit_kinds(self, X, bags, urls, links, resolve)
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1))
         self._fit_knn()
@@ -170,12 +160,7 @@ class SitemapLearner(LearnerParams):
         return self._joined((model or self).predict(X, urls=urls))
 
     def _joined(self, kinds) -> np.ndarray:
-        """Kinds with ``kind_joins_`` applied (the wrapper variants of one kind, ``kind_join``)."""
-        joins = getattr(self, "kind_joins_", None)
-        kinds = np.asarray(kinds, dtype=int)
-        if not joins:
-            return kinds
-        return np.array([joins.get(k, k) for k in kinds.tolist()], dtype=int)
+        return joined(kinds, getattr(self, "kind_joins_", None))
 
     def _cluster(self, Xv) -> np.ndarray:
         n = Xv.shape[0]
