@@ -80,7 +80,9 @@ def cmd_sitemap(args) -> int:
         f = {r["metric"]: r["value"] for r in result["site_eval"]
              if r["task"] == "clustering" and r["method"] == "source"}
         eps = "-" if row["eps"] is None else f"{row['eps']:.3f}"
-        print(f"{site}: {row['pages']} pages, trained on {row['train_pages']}, {row['n_clusters']} clusters, "
+        kinds = len({r["kind"] for r in result["page_clusters"] if r["in_training"] and r["kind"] != -1})
+        print(f"{site}: {row['pages']} pages, trained on {row['train_pages']}, {row['n_clusters']} clusters "
+              f"({kinds} kinds), "
               f"eps {eps} ({row['eps_source']}), outliers {row['outlier_share'] or 0:.2f}"
               + (f", micro-F {f['micro_f']:.3f}" if "micro_f" in f else "")
               + (f" [{row['error']}]" if row["error"] else ""))
