@@ -98,3 +98,28 @@ def test_kind_join_presets_and_checks():
         with pytest.raises(ValueError, match="kind_join must be in"):
             sitemap_learner(kind_join=bad).validate()
     assert np.isclose(sitemap_learner(kind_join=0.5).kind_join_, 0.5)
+
+
+@pytest.mark.parametrize("kinds", ["clusters", "smooth_idf"])
+def test_site_tables_give_every_page_its_joined_kind(kinds):
+    """``site_tables`` (what the Spark node and the CLI write): the pages outside the sample get
+    the kind their cluster's sample pages have, joined across the wrappers, with or without a kind
+    model (``kinds: clusters`` once wrote the unjoined cluster for them)."""
+    from settings_support import sitemap_settings
+
+    from crawlplan.source.features import PageFeatures
+    from crawlplan.source.mirror import Mirror
+    from crawlplan.source.sitemaps import site_tables
+
+    bags, kind_names, urls = _manual(seed=5)
+    links = [[("/html/body/div[chapter]/ul/li/a", u) for u in urls[1:]]] + [[] for _ in urls[1:]]
+    pages = {u: PageFeatures(url=u, xpaths=bag, links=link) for u, bag, link in zip(urls, bags, links)}
+    mirror = Mirror(site="manual.example.org", pages=pages, order=list(urls), xpath_classes="elements")
+    settings = sitemap_settings(method="default", sampler="bfs", train_size=30, kinds=kinds)
+    tables = site_tables(mirror, settings, None)
+    rows = tables["page_clusters"]
+    assert any(not r["in_training"] for r in rows)
+    node_kinds = {r["kind"] for r, name in zip(sorted(rows, key=lambda r: urls.index(r["url"])), kind_names)
+                  if name == "node"}
+    assert len(node_kinds) == 1 and -1 not in node_kinds
+    assert {c["kind"] for c in tables["sitemaps"][0]["clusters"] if c["cluster"] != -1} >= node_kinds

@@ -17,6 +17,7 @@ from crawlplan.source.experiment import (
     host_plan,
     train_site,
 )
+from crawlplan.source.kinds import joined
 from crawlplan.source.mirror import Mirror
 
 MIN_SITE_PAGES = 2
@@ -44,8 +45,8 @@ def site_tables(mirror: Mirror, settings: SitemapSettings, spec: SiteSpec | None
     kind_of = {}     # a cluster's kind: the kind most of its sample pages have
     for c, k in zip(learner.labels_.tolist(), learner.kind_labels_.tolist()):
         kind_of.setdefault(c, Counter())[k] += 1
-    clusters = [{"cluster": int(c), "part_of": int(s), "kind": int(kind_of[c].most_common(1)[0][0]), "size": int(sizes[c]),
-                 "dsim": float(learner.dsim_.get(s, 0.0)),
+    clusters = [{"cluster": int(c), "part_of": int(s), "kind": int(kind_of[c].most_common(1)[0][0]),
+                 "size": int(sizes[c]), "dsim": float(learner.dsim_.get(s, 0.0)),
                  "hub": float(learner.hubs_.get(s, 0.0)), "authority": float(learner.authorities_.get(s, 0.0)),
                  "example_url": next((u for u in sample if sample_label[u] == c), "")}
                 for c, s in zip(sorted(sizes), learner.structural(sorted(sizes)).tolist())]
@@ -64,7 +65,9 @@ def site_tables(mirror: Mirror, settings: SitemapSettings, spec: SiteSpec | None
     }
     page_label = [int(c if u not in sample_label else sample_label[u]) for u, c in zip(urls, labels)]
     sample_kind = dict(zip(sample, learner.kind_labels_.tolist()))
-    kinds = learner.predict_kind([mirror.pages[u] for u in urls]) if learner.kind_model_ else labels
+    # without a kind model a page's kind is its cluster's (joined): the clusters predicted above serve
+    kinds = (learner.predict_kind([mirror.pages[u] for u in urls]) if learner.kind_model_ is not None
+             else joined(labels, learner.kind_joins_))
     page_kind = [int(k if u not in sample_kind else sample_kind[u]) for u, k in zip(urls, kinds)]
     page_clusters = [{"site": site, "url": u, "cluster": c, "part_of": s, "kind": k, "in_training": u in in_train}
                      for u, c, s, k in zip(urls, page_label, learner.structural(page_label).tolist(), page_kind)]
