@@ -114,7 +114,7 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     model = None
     if learner.kinds_ == "smooth_idf":
         coarse = dataclasses.replace(learner.settings, idf="smooth", kinds="clusters", kind_join=0.0)
-        model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve)
+        model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve, navigation=False)
     kinds = learner.labels_ if model is None else model.labels_
     joins: dict[int, int] = {}
     if learner.kind_join_ > 0:

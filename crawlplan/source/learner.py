@@ -89,10 +89,11 @@ class SitemapLearner(LearnerParams):
 
     # -- learning ---------------------------------------------------------------------------
     def fit(self, X, y=None, *, urls: Sequence[str] | None = None,
-            links: Sequence[Sequence[tuple[str, str]]] | None = None, resolve=None):
+            links: Sequence[Sequence[tuple[str, str]]] | None = None, resolve=None, navigation: bool = True):
         """X: per page a bag of leaf XPaths (mapping path -> count) or a PageFeatures.
         With ``urls`` (and ``links``, taken from PageFeatures when absent) the navigation
-        table, adjacency and HITS scores are learned as well."""
+        table, adjacency and HITS scores are learned as well, unless ``navigation`` is False
+        (a kind model: the URLs serve the URL rules only, and nothing navigates by it)."""
         self.validate()
         bags = self._bags(X)
         n = len(bags)
@@ -135,7 +136,7 @@ class SitemapLearner(LearnerParams):
         self.outlier_share_ = float(np.mean(self.labels_ == -1))
         self._fit_knn()
         self._cluster_stats(Xv)
-        if urls is not None:
+        if urls is not None and navigation:
             self.url_kind_clusters_ = url_kind_clusters(urls, self.structural(self.labels_).tolist())
             self.url_families_ = prefix_counts(self.url_kind_clusters_)
             self.fit_navigation(urls, links, resolve=resolve)
