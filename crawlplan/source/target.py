@@ -221,14 +221,12 @@ def example_family(learner, example: str | None, target: int | None = None) -> E
     total, in_folder = sum(sum(p.values()) for p in families.values()), sum(folder.values())
     if not total:
         return None
-    if not getattr(learner, "markers_in_target_", True):   # the folder alone names the kind
-        if in_folder / total <= FAMILY_MAX_SHARE:
-            return ExampleFamily(family)
-        if getattr(learner, "markers_in_flat_target_", False):   # a flat site: only a marker names a kind
-            return _kind_in_whole_site_folder(learner, family, folder, example, target)
-        return None
-    if in_folder / total > FAMILY_MAX_SHARE:
+    if in_folder / total > FAMILY_MAX_SHARE:   # a flat site: the folder names nothing, a marker may
+        if not getattr(learner, "markers_in_flat_target_", True):
+            return None
         return _kind_in_whole_site_folder(learner, family, folder, example, target)
+    if not getattr(learner, "markers_in_target_", True):   # the folder alone names the kind
+        return ExampleFamily(family)
     markers, kind, of_kind = _example_kind(folder, example)
     if not markers or of_kind > FAMILY_MAX_SHARE * in_folder:
         return ExampleFamily(family)
