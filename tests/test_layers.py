@@ -13,8 +13,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-
-
 def allowed_imports() -> dict[str, set[str] | None]:
     """package -> the packages it may import (None: any), from DEVELOPERS.md's table."""
     text = (ROOT / "DEVELOPERS.md").read_text(encoding="utf-8")

@@ -21,8 +21,6 @@ from crawlplan.source.learner import LearnerSettings, SitemapLearner
 REPO = Path(__file__).resolve().parent.parent
 
 
-
-
 def _bags():
     a, b = Counter({"/html/body/div/p": 3, "/html/body/h1": 1}), Counter({"/html/body/ul/li": 5, "/html/body/h2": 1})
     return [a] * 6 + [b] * 6
@@ -104,12 +102,11 @@ def test_code_counts_counts_the_library_as_well_as_the_nodes(tmp_path):
                               "    return p.get('threshold', 0.5), p.get('other', 0.5), p.get('min_docs', 4)\n")
     (tmp_path / "crawlplan" / "nodes").mkdir()
     (tmp_path / "crawlplan" / "nodes" / "y.py").write_text("def run(ctx):\n    return ctx.params.get('min_docs', 3)\n")
-    counts = code_counts
     # threshold=0.9, get("other", ..) and get("min_docs", 4) hold no value the conf has for that key
-    assert sorted(counts.library_defaults(tmp_path)) == ["crawlplan/stats/x.py:1 f(min_docs=3)",
+    assert sorted(code_counts.library_defaults(tmp_path)) == ["crawlplan/stats/x.py:1 f(min_docs=3)",
                                                          "crawlplan/stats/x.py:2 get threshold"]
-    assert counts.node_defaults(tmp_path) == ["crawlplan/nodes/y.py:2 min_docs"]
-    assert counts.counts(tmp_path)["library_defaults"] == 2
+    assert code_counts.node_defaults(tmp_path) == ["crawlplan/nodes/y.py:2 min_docs"]
+    assert code_counts.counts(tmp_path)["library_defaults"] == 2
 
 
 # --- 3. the sites' ground truth is data ---------------------------------------------------------

@@ -93,8 +93,6 @@ def test_the_guard_is_a_setting():
         sitemap_learner(crawl_guard_slack=-0.1).validate()
 
 
-
-
 def _never_below_bfs(mirror, spec) -> dict:
     """The default's crawls on one site with the bench's budgets (``evaluate_site``, as
     ``bench/source_loso.py crawls`` runs them): the worst gap to BFS per task."""
