@@ -67,6 +67,14 @@ CANDIDATES = {
     "default, layout paths dropped (max_df 0.5)": {"method": "default", "max_df": 0.5},
     "default, structure-only clusters (url_merge 0)": {"method": "default", "url_merge": 0},
     "default, no cut by section (folder_cut off)": {"method": "default", "folder_cut": "off"},
+    "default, unmarked sections cut from a marked cluster (folder_cut unmarked_sections)": {
+        "method": "default", "folder_cut": "unmarked_sections"},
+    "default, kinds a repeated folder name names joined (kind_folder_join true)": {
+        "method": "default", "kind_folder_join": True},
+    "default, namespaces alike in every cluster (namespace_test all_clusters)": {
+        "method": "default", "namespace_test": "all_clusters"},
+    "default, unmarked sections cut and kinds joined by a repeated folder name": {
+        "method": "default", "folder_cut": "unmarked_sections", "kind_folder_join": True},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
     "default, targets per fetch (target_score rate)": {"method": "default", "target_score": "rate"},

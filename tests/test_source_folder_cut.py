@@ -222,3 +222,53 @@ def test_sitemap_rows_carry_the_parts_and_their_structural_cluster():
     by_url = {r["url"]: (r["cluster"], r["part_of"]) for r in tables["page_clusters"]}
     assert by_url[urls[0]] == (structural, structural)
     assert by_url[urls[15]][1] == structural and by_url[urls[15]][0] != structural
+
+
+def _clusters(shares: list[tuple[int, int]], sections=("ref", "topics")) -> tuple[list[str], np.ndarray]:
+    urls, labels, used = [], [], {s: 0 for s in sections}
+    for label, counts in enumerate(shares):
+        for section, n in zip(sections, counts):
+            urls += _pages(section, n, used[section])
+            used[section] += n
+            labels += [label] * n
+    return urls, np.array(labels)
+
+
+def test_namespaces_must_be_alike_in_every_cluster():
+    """Django-shaped: ref/ and topics/ share a prose cluster (0) and a twin (1) in like
+    proportions, but three more clusters hold ref/ pages only. One twin made them namespaces
+    (``pairwise``, issue 19); every cluster holding them must split them alike
+    (``all_clusters``, the default since issue 30's round 9), and these do not, so cluster 0 is
+    cut by section."""
+    urls, labels = _clusters([(10, 10), (12, 9), (20, 0), (18, 1), (15, 0)])
+    assert cut_by_folder(labels, urls, min_pts=4, markers=True, namespaces="pairwise")[1] == {}
+    cut, every = cut_by_folder(labels, urls, min_pts=4, markers=True, namespaces="all_clusters")
+    assert every[0]["ref"] != every[0]["topics"] and every[1]["ref"] != every[1]["topics"]
+    assert len(set(cut[:20].tolist())) == 2
+    # javadoc-shaped: every cluster splits org/junit about 5:1 -> namespaces under both tests
+    urls, labels = _clusters([(30, 6), (20, 4), (15, 3), (25, 5)], sections=("org", "junit"))
+    for test in ("pairwise", "all_clusters"):
+        assert cut_by_folder(labels, urls, min_pts=4, markers=True, namespaces=test)[1] == {}
+
+
+def test_a_marked_cluster_keeps_its_marked_sections_and_loses_the_unmarked_one():
+    """pytest-shaped: one prose cluster holds the release announcements (``announce/release-*``,
+    marked) and the root folder's pages, which are not announcements. The marker guard keeps the
+    whole cluster (``folder_cut: sections``); ``unmarked_sections`` cuts the root pages off."""
+    announce = [f"{BASE}/announce/release-7.{i}.0.html" for i in range(20)]
+    root = [f"{BASE}/{w}.html" for w in WORDS[:6]]
+    labels = np.array([0] * 26)
+    assert cut_by_folder(labels, announce + root, min_pts=4, markers=True)[1] == {}
+    cut, cuts = cut_by_folder(labels, announce + root, min_pts=4, markers=True, unmarked_sections=True)
+    assert cuts == {0: {"announce": 0, "": 1}} and cut.tolist() == [0] * 20 + [1] * 6
+    # rustdoc-shaped (every section marked): nothing to cut either way
+    urls = [f"https://docs.example.rs/kit/{m}/struct.{w.title()}.html" for m in ("io", "fs") for w in WORDS[:6]]
+    assert cut_by_folder(np.zeros(12, dtype=int), urls, min_pts=4, markers=True, unmarked_sections=True)[1] == {}
+
+
+def test_namespace_and_section_settings_are_checked():
+    assert sitemap_learner().namespace_test_ == "all_clusters"
+    assert sitemap_learner(method="paper").namespace_test_ == "pairwise"
+    with pytest.raises(ValueError, match="namespace_test must be one of"):
+        sitemap_learner(namespace_test="some").validate()
+    assert sitemap_learner(folder_cut="unmarked_sections").folder_cut_ == "unmarked_sections"

@@ -1,4 +1,4 @@
-"""``kind_join`` (crawlplan/source/kinds.py) on hand-made manuals: makeinfo-shaped node pages whose
+"""``kind_join`` and ``kind_folder_join`` (crawlplan/source/kinds.py): hand-made manuals, makeinfo-shaped node pages whose
 body is wrapped in ``div.chapter``, ``div.section`` or ``div.subsection`` by level, beside an
 index of another inner structure under the same wrappers."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from settings_support import sitemap_learner
 
-from crawlplan.source.kinds import join_wrapper_variants, wrapper_blind
+from crawlplan.source.kinds import join_by_folder_name, join_wrapper_variants, wrapper_blind
 from crawlplan.source.learner import SitemapLearner
 
 LEVELS = (("chapter", 2), ("section", 3), ("subsection", 4))
@@ -90,6 +90,49 @@ def test_the_learner_reports_one_kind_for_a_manuals_levels_and_keeps_its_cluster
     again = SitemapLearner.from_json(joined.to_json())
     assert again.kind_joins_ == joined.kind_joins_ and (again.kind_labels_ == joined.kind_labels_).all()
     assert (again.predict_kind(fresh, urls=fresh_urls) == predicted).all()
+
+
+def test_kinds_a_repeated_folder_name_names_are_one_kind():
+    """javadoc-shaped: class-use pages in every package's ``class-use/`` folder, split by the
+    structure in two kinds (used somewhere / used nowhere), are one kind; a folder name under
+    fewer than three parents (a section's) joins nothing, and most of a kind must be in it."""
+    packages = ["org/junit", "org/junit/runner", "org/junit/rules", "junit/framework"]
+    urls, labels = [], []
+    for label in (0, 1):
+        urls += [f"https://junit.example.org/javadoc/{p}/class-use/C{label}x{i}.html" for p in packages for i in range(3)]
+        labels += [label] * 12
+    urls += [f"https://junit.example.org/javadoc/{p}/C{i}.html" for p in packages for i in range(5)]
+    labels += [2] * 20
+    assert join_by_folder_name(labels, urls) == {0: 0, 1: 0}
+    two_parents = [u for u, k in zip(urls, labels) if k < 2 and "/rules/" not in u and "/framework/" not in u]
+    assert join_by_folder_name([0] * 6 + [1] * 6, two_parents) == {}
+    # a kind with more than a third of its pages elsewhere is not named by the folder
+    mixed = urls[:12] + [f"https://junit.example.org/javadoc/org/junit/M{i}.html" for i in range(7)] + urls[12:24]
+    assert join_by_folder_name([0] * 19 + [1] * 12, mixed) == {}
+    assert join_by_folder_name([-1] * 24, urls[:24]) == {}
+
+
+def test_the_learner_joins_kinds_by_folder_name_only_when_asked():
+    packages = ["org/junit", "org/junit/runner", "org/junit/rules", "junit/framework"]
+    rng = random.Random(5)
+    bags, urls, truth = [], [], []
+    for used in (True, False):   # one kind, two structures: usage tables or a "no usage" line
+        for p in packages:
+            for i in range(6):
+                body = {"/html/body": 1, "/html/body/div[header]/h1": 1, "/html/body/div[footer]/a": 3}
+                body.update({"/html/body/table[use]/tr/td/a": rng.randint(5, 20), "/html/body/table[use]/tr": rng.randint(5, 20)}
+                            if used else {"/html/body/p[none]": 1, "/html/body/p[none]/code": 1})
+                bags.append(body)
+                urls.append(f"https://junit.example.org/javadoc/{p}/class-use/{'U' if used else 'N'}{i}.html")
+                truth.append("class_use")
+    off = sitemap_learner().fit(bags, urls=urls, links=[[] for _ in bags])
+    on = sitemap_learner(kind_folder_join=True).fit(bags, urls=urls, links=[[] for _ in bags])
+    assert len(set(off.kind_labels_.tolist())) == 2 and len(set(on.kind_labels_.tolist())) == 1
+    assert (off.labels_ == on.labels_).all()                      # the crawl's states stay apart
+    again = SitemapLearner.from_json(on.to_json())
+    assert (again.predict_kind(bags[:3] + bags[-3:], urls=urls[:3] + urls[-3:]) == on.kind_labels_[0]).all()
+    with pytest.raises(ValueError, match="kind_folder_join must be true or false"):
+        sitemap_learner(kind_folder_join="yes").validate()
 
 
 def test_kind_join_presets_and_checks():

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from crawlplan.source.url_kinds import folder_root, top_folder
+from crawlplan.source.url_kinds import KIND_MIN_PAGES, MOSTLY, folder_root, folder_parts, top_folder
 
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 
@@ -96,6 +96,35 @@ def join_wrapper_variants(labels: Sequence[int], bags: Sequence[Mapping[str, int
     return {k: root(k) for k in kinds}
 
 
+def join_by_folder_name(labels: Sequence[int], urls: Sequence[str]) -> dict[int, int]:
+    """{kind: the kind it joins} for the kinds (-1 excluded) that a repeated folder name names:
+    kinds that each have at least ``MOSTLY`` of their pages in folders of one name, a name found
+    under at least ``KIND_MIN_PAGES`` different parent folders, are one kind (smallest label).
+
+    Why: a generator that writes one kind of page beside every namespace names the folder after
+    the kind — javadoc's ``class-use/`` in every package. The folder name then says what the
+    file-name markers say elsewhere (``url_kinds``): the pages are one kind, whatever optional
+    block (a class used nowhere against one with usage tables) the structure split them by.
+    A name under one or two parents is a section's or a module's, and names nothing."""
+    counts: dict[int, Counter] = {}
+    parents: dict[str, set] = {}
+    sizes: Counter = Counter()
+    for label, url in zip(labels, urls):
+        if label == -1:
+            continue
+        sizes[int(label)] += 1
+        folders = folder_parts(url)
+        if folders and len(folders) >= 2:
+            counts.setdefault(int(label), Counter())[folders[-1]] += 1
+            parents.setdefault(folders[-1], set()).add("/".join(folders[:-1]))
+    named: dict[str, list[int]] = {}
+    for label, names in counts.items():
+        name, n = names.most_common(1)[0]
+        if n >= MOSTLY * sizes[label] and len(parents[name]) >= KIND_MIN_PAGES:
+            named.setdefault(name, []).append(label)
+    return {k: min(group) for group in named.values() if len(group) > 1 for k in group}
+
+
 def joined(kinds, joins: Mapping[int, int] | None) -> np.ndarray:
     """Kinds with ``joins`` (:func:`join_wrapper_variants`) applied; -1 stays the outlier."""
     kinds = np.asarray(kinds, dtype=int)
@@ -110,10 +139,12 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     ``kinds: smooth_idf``: the same learner fitted on the same sample with smooth idf is the kind
     model (its clusters are the kinds; the learner's own clusters stay the crawl's states);
     ``clusters``: every cluster is a kind. ``kind_join`` > 0 then joins the wrapper variants of
-    one kind, within a section (the sample's sections below the site's root folder)."""
+    one kind, within a section (the sample's sections below the site's root folder), and
+    ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)."""
     model = None
     if learner.kinds_ == "smooth_idf":
-        coarse = dataclasses.replace(learner.settings, idf="smooth", kinds="clusters", kind_join=0.0)
+        coarse = dataclasses.replace(learner.settings, idf="smooth", kinds="clusters", kind_join=0.0,
+                                     kind_folder_join=False)
         model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve, navigation=False)
     kinds = learner.labels_ if model is None else model.labels_
     joins: dict[int, int] = {}
@@ -121,4 +152,9 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
         root = folder_root(urls) if urls is not None else "/"
         sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * len(bags)
         joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_)
+    if learner.kind_folder_join_ and urls is not None:
+        by_folder = join_by_folder_name(joined(kinds, joins).tolist(), urls)
+        if by_folder:
+            joins = {k: by_folder.get(joins.get(k, k), joins.get(k, k))
+                     for k in set(kinds.tolist()) - {-1}}
     return model, joined(kinds, joins), joins

@@ -33,7 +33,7 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/6"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins
+FORMAT = "crawlplan.sitemap/7"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -126,10 +126,12 @@ class SitemapLearner(LearnerParams):
             self.url_merged_ = len(set(labels.tolist())) - len(set(merged.tolist()))
             labels = merged
         self.folder_root_, self.folder_cuts_ = "/", {}
-        if urls is not None and self.folder_cut_ == "sections":
+        if urls is not None and self.folder_cut_ != "off":
             self.folder_root_ = folder_root(urls)
             labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_,
-                                                      markers=self.markers_in_clusters_)
+                                                      markers=self.markers_in_clusters_,
+                                                      unmarked_sections=self.folder_cut_ == "unmarked_sections",
+                                                      namespaces=self.namespace_test_)
         self.labels_ = labels
         self.kind_model_, self.kind_labels_, self.kind_joins_ = fit_kinds(self, X, bags, urls, links, resolve)
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
@@ -147,7 +149,7 @@ class SitemapLearner(LearnerParams):
         link-context bags of ``link_context: flat``."""
         plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0,
                                     kinds="clusters", kind_join=0.0,
-                                    folder_cut="off")
+                                    kind_folder_join=False, folder_cut="off")
         return type(self)(plain).fit(bags).labels_
 
     def predict_kind(self, X, urls: Sequence[str] | None = None) -> np.ndarray:

@@ -85,7 +85,8 @@ METHODS = ("default", "paper")
 # in the target crawl's example family, both, or nowhere
 KIND_MARKER_USES = ("all", "clusters", "clusters_flat", "target", "off")
 TARGET_URL_MODES = ("off", "family")
-FOLDER_CUT_MODES = ("off", "sections")
+FOLDER_CUT_MODES = ("off", "sections", "unmarked_sections")
+NAMESPACE_TESTS = ("pairwise", "all_clusters")
 IDF_MODES = ("plain", "smooth")
 KIND_MODES = ("clusters", "smooth_idf")
 
@@ -127,6 +128,8 @@ class LearnerSettings(Settings):
     idf: str | None
     kinds: str | None
     kind_join: float | None
+    kind_folder_join: bool | None
+    namespace_test: str | None
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -239,6 +242,16 @@ class LearnerParams:
         return "off" if self.method == "paper" else "sections"
 
     @property
+    def namespace_test_(self) -> str:
+        """When ``folder_cut`` takes two sections for namespaces of one kind and leaves them
+        together: ``pairwise``, another cluster holds them in proportions a chi-square test does
+        not tell from this one's; ``all_clusters``, and so does every cluster holding them
+        (:func:`url_kinds._namespace_parts`)."""
+        if self.namespace_test is not None:
+            return self.namespace_test
+        return "pairwise" if self.method == "paper" else "all_clusters"   # issue 30's round 9
+
+    @property
     def markers_in_clusters_(self) -> bool:
         """Whether file-name kind markers name kinds for ``url_merge`` and ``folder_cut``."""
         return self.kind_markers in ("all", "clusters", "clusters_flat")
@@ -302,6 +315,14 @@ class LearnerParams:
         return 0.0 if self.method == "paper" else 0.9   # issue 30's round 8 (docs/source.md)
 
     @property
+    def kind_folder_join_(self) -> bool:
+        """Kinds that each lie mostly in folders of one name, a name repeated under several
+        parent folders (javadoc's ``class-use/``), are one kind (:func:`kinds.join_by_folder_name`)."""
+        if self.kind_folder_join is not None:
+            return self.kind_folder_join
+        return False
+
+    @property
     def crawl_guard_(self) -> str:
         """``bfs``: a UCC or target crawl takes BFS's next page whenever its own verdict on what
         it has gained falls behind what BFS would have gained by then (:mod:`guard`); ``off``:
@@ -323,6 +344,7 @@ class LearnerParams:
                    "target_url": (self.target_url_, TARGET_URL_MODES),
                    "target_score": (self.target_score_, TARGET_SCORES),
                    "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
+                   "namespace_test": (self.namespace_test_, NAMESPACE_TESTS),
                    "crawl_guard": (self.crawl_guard_, GUARDS),
                    "link_context": (self.link_context_, LINK_CONTEXT_MODES),
                    "idf": (self.idf_mode_, IDF_MODES),
@@ -350,6 +372,8 @@ class LearnerParams:
             raise ValueError(f"url_merge must be 0 (off) or a share in (0.5, 1], got {self.url_merge!r}")
         if isinstance(self.kind_join, bool) or not 0 <= self.kind_join_ <= 1:
             raise ValueError(f"kind_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_join!r}")
+        if not isinstance(self.kind_folder_join_, bool):
+            raise ValueError(f"kind_folder_join must be true or false, got {self.kind_folder_join!r}")
         if isinstance(self.min_cluster_share_, bool) or not 0 <= self.min_cluster_share_ < 1:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:

@@ -200,7 +200,7 @@ def folder_root(urls: Sequence[str]) -> str:
     more than ``FAMILY_MAX_SHARE`` of the sample's pages — ``/en/3.2/`` for Django's docs, ``/``
     for a forum. A majority, not every page: one stray page outside the docs (the host's home
     page ``/``, an old ``/3/`` link beside ``/3.11/``) must not move the sections up a level."""
-    paths = [f for f in (_folders(u) for u in urls) if f is not None]
+    paths = [f for f in (folder_parts(u) for u in urls) if f is not None]
     root: list[str] = []
     while paths:
         below = Counter(tuple(f[:len(root) + 1]) for f in paths if len(f) > len(root))
@@ -217,14 +217,16 @@ def top_folder(url: str, root: str) -> str | None:
     """The URL's section: its first folder below the site's ``root`` (``ref`` for
     ``/en/3.2/ref/models/fields.html``), '' for a page in the root folder itself, None for a
     page outside the root (or a URL that does not parse)."""
-    folders = _folders(url)
+    folders = folder_parts(url)
     parts = root.split("/")[:-1]
     if folders is None or folders[:len(parts)] != parts:
         return None
     return folders[len(parts)] if len(folders) > len(parts) else ""
 
 
-def _folders(url: str) -> list[str] | None:
+def folder_parts(url: str) -> list[str] | None:
+    """The URL path's folders, from the root (``['', 'en', '3.2', 'ref']`` for
+    ``/en/3.2/ref/index.html``); None for a URL that does not parse."""
     try:
         return (urlsplit(url).path or "/").split("/")[:-1]
     except ValueError:
@@ -232,7 +234,8 @@ def _folders(url: str) -> list[str] | None:
 
 
 def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: float = NAMESPACE_ALPHA,
-                  root: str | None = None, *, markers: bool) -> tuple[np.ndarray, dict[int, dict[str, int]]]:
+                  root: str | None = None, *, markers: bool, unmarked_sections: bool = False,
+                  namespaces: str = "all_clusters") -> tuple[np.ndarray, dict[int, dict[str, int]]]:
     """A cluster holding at least ``min_pts`` sample pages in each of two or more sections of the
     site (:func:`top_folder` below :func:`folder_root`) is cut into one cluster per section —
     unless the file names or the other clusters say the sections are namespaces of one kind.
@@ -258,7 +261,13 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
       other it shares with ``ref/``).
 
     ``root``: the sample's :func:`folder_root`, when the caller has it already (the learner keeps
-    it to place new pages by the same sections). ``markers`` False: the first guard is off."""
+    it to place new pages by the same sections). ``namespaces``: how the second guard tests
+    (:func:`_namespace_parts`). ``markers`` False: the first guard is off.
+    ``unmarked_sections`` (``folder_cut: unmarked_sections``): the first guard keeps only the
+    sections whose pages carry the markers together; a section where the file names name no
+    kind is cut from them as any other section would be (pytest's release announcements,
+    ``announce/release-*``, share the prose template with the root folder's pages, which are
+    not announcements)."""
     if len(urls) != len(labels):
         raise ValueError(f"cut_by_folder: {len(labels)} labels for {len(urls)} URLs")
     root = folder_root(urls) if root is None else root
@@ -274,9 +283,17 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     for label in sorted(counts):
         big = [s for s, n in counts[label].most_common() if n >= min_pts]
         members = np.flatnonzero(labels == label)
-        if len(big) < 2 or sum(marked[i] for i in members) >= MOSTLY * len(members):
+        if len(big) < 2:
             continue
-        parts = _namespace_parts(label, big, counts, min_pts, alpha)
+        named = []
+        if sum(marked[i] for i in members) >= MOSTLY * len(members):
+            if not unmarked_sections:
+                continue
+            named = [s for s in big if _marked_share(members, sections, marked, s) >= MOSTLY]
+            big = [s for s in big if s not in named]
+            if not big:
+                continue
+        parts = ([named] if named else []) + _namespace_parts(label, big, counts, min_pts, alpha, namespaces)
         if len(parts) < 2:
             continue
         ordered = sorted(parts, key=lambda ss: -sum(counts[label][s] for s in ss))
@@ -288,10 +305,23 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     return out, cuts
 
 
+def _marked_share(members, sections: list, marked: list[bool], section: str) -> float:
+    inside = [marked[i] for i in members if sections[i] == section]
+    return sum(inside) / len(inside)
+
+
 def _namespace_parts(label: int, sections: list[str], counts: dict[int, Counter], min_pts: int,
-                     alpha: float) -> list[list[str]]:
+                     alpha: float, test: str) -> list[list[str]]:
     """``sections`` of cluster ``label`` grouped so that two sections another cluster holds in
-    proportions the chi-square test does not tell from this cluster's are in one group."""
+    proportions the chi-square test does not tell from this cluster's are in one group.
+
+    ``test: all_clusters`` (``namespace_test``) asks more of two sections than one such twin:
+    every cluster holding ``min_pts`` of their pages together must hold them in proportions a
+    chi-square test of that k x 2 table does not tell apart. Namespaces split every kind alike
+    (javadoc's ``org/`` and ``junit/``: 85% to 15% in each of junit's seven clusters, p = 0.88);
+    two sections that are kinds of their own share some clusters alike by chance — Django's
+    ``ref/`` and ``topics/`` hold six prose clusters in like proportions — but not all of them
+    (eleven clusters, p = 0.005: several hold ``ref/`` pages only)."""
     # scipy: heavy, loaded inside the worker that learns a site
     from scipy.stats import chi2_contingency
 
@@ -307,6 +337,10 @@ def _namespace_parts(label: int, sections: list[str], counts: dict[int, Counter]
         for other, there in counts.items():
             if other != label and there[a] >= min_pts and there[b] >= min_pts:
                 if chi2_contingency([[here[a], here[b]], [there[a], there[b]]])[1] >= alpha:
+                    if test == "all_clusters":
+                        table = [[c[a], c[b]] for c in counts.values() if c[a] + c[b] >= min_pts]
+                        if chi2_contingency(table)[1] < alpha:
+                            break
                     group[root(a)] = root(b)
                     break
     parts: dict[str, list[str]] = {}
