@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from crawlplan.source.url_kinds import KIND_MIN_PAGES, MOSTLY, folder_root, folder_parts, top_folder
+from crawlplan.source.url_kinds import KIND_MIN_PAGES, MOSTLY, folder_parts, folder_root, top_folder
 
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 
