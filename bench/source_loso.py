@@ -71,6 +71,8 @@ CANDIDATES = {
         "method": "default", "folder_cut": "unmarked_sections"},
     "default, kinds a repeated folder name names joined (kind_folder_join true)": {
         "method": "default", "kind_folder_join": True},
+    "default, kinds of one kind section joined (kind_section_join true)": {
+        "method": "default", "kind_section_join": True},
     "default, namespaces alike in every cluster (namespace_test all_clusters)": {
         "method": "default", "namespace_test": "all_clusters"},
     "default, unmarked sections cut and kinds joined by a repeated folder name": {

@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 from settings_support import sitemap_learner
 
-from crawlplan.source.kinds import join_by_folder_name, join_wrapper_variants, wrapper_blind
+from crawlplan.source.kinds import (
+    join_by_folder_name,
+    join_by_section,
+    join_wrapper_variants,
+    section_kinds,
+    wrapper_blind,
+)
 from crawlplan.source.learner import SitemapLearner
 
 LEVELS = (("chapter", 2), ("section", 3), ("subsection", 4))
@@ -133,6 +139,23 @@ def test_the_learner_joins_kinds_by_folder_name_only_when_asked():
     assert (again.predict_kind(bags[:3] + bags[-3:], urls=urls[:3] + urls[-3:]) == on.kind_labels_[0]).all()
     with pytest.raises(ValueError, match="kind_folder_join must be true or false"):
         sitemap_learner(kind_folder_join="yes").validate()
+
+
+def test_kinds_of_one_kind_section_join_and_namespaces_do_not():
+    """Python-shaped: ``c-api/`` is a section the cut gave a part of its own, and two kinds (API
+    pages, a few prose pages) lie in it: one kind. ``org/`` and ``junit/``, left together by the
+    cut as namespaces, name no kind, so their two kinds stay apart; a kind spread over sections
+    is never joined."""
+    cuts = {0: {"library": 0, "c-api": 5, "tutorial": 6}, 1: {"org": 1, "junit": 1, "": 7}}
+    assert section_kinds(cuts) == {"library", "c-api", "tutorial", ""}
+    labels = [0] * 10 + [1] * 4 + [2] * 6 + [3] * 6 + [4] * 6 + [-1]
+    sections = ["c-api"] * 10 + ["c-api"] * 3 + ["tutorial"] + ["org"] * 6 + ["org"] * 5 + ["junit"] + \
+               ["library", "tutorial", "c-api", "library", "tutorial", "c-api"] + ["c-api"]
+    assert join_by_section(labels, sections, section_kinds(cuts)) == {0: 0, 1: 0}
+    assert join_by_section(labels, sections, set()) == {}
+    assert sitemap_learner().kind_section_join_ is False    # an option: validation said no (docs/source.md)
+    with pytest.raises(ValueError, match="kind_section_join must be true or false"):
+        sitemap_learner(kind_section_join=1).validate()
 
 
 def test_kind_join_presets_and_checks():

@@ -125,6 +125,44 @@ def join_by_folder_name(labels: Sequence[int], urls: Sequence[str]) -> dict[int,
     return {k: min(group) for group in named.values() if len(group) > 1 for k in group}
 
 
+def join_by_section(labels: Sequence[int], sections: Sequence[str | None],
+                    kind_sections: set[str]) -> dict[int, int]:
+    """{kind: the kind it joins} for the kinds (-1 excluded) that each have at least ``MOSTLY``
+    of their pages in one and the same section of ``kind_sections``: one kind (smallest label).
+
+    Why: where the section cut found the site's sections to be kinds (``kind_sections``: the
+    sections a cut gave a part of their own, :func:`section_kinds`), the URL has said what a
+    page of the section is; two structures inside one section (Python's ``c-api/`` API pages
+    and its few prose pages) are that section's one kind rendered two ways. Sections the cut
+    left together as namespaces (javadoc's ``org/`` and ``junit/``) name no kind."""
+    by_section: dict[int, Counter] = {}
+    for label, section in zip(labels, sections):
+        if label != -1:
+            by_section.setdefault(int(label), Counter())[section] += 1
+    named: dict[str, list[int]] = {}
+    for label, counts in by_section.items():
+        section, n = counts.most_common(1)[0]
+        if section in kind_sections and n >= MOSTLY * sum(counts.values()):
+            named.setdefault(section, []).append(label)
+    return {k: min(group) for group in named.values() if len(group) > 1 for k in group}
+
+
+def section_kinds(folder_cuts: Mapping[int, Mapping[str, int]]) -> set[str]:
+    """The sections that a cut by section (``folder_cuts_``) gave a part of their own."""
+    out: set[str] = set()
+    for parts in folder_cuts.values():
+        owners = Counter(parts.values())
+        out.update(section for section, part in parts.items() if owners[part] == 1)
+    return out
+
+
+def _then(kinds: np.ndarray, joins: dict[int, int], more: dict[int, int]) -> dict[int, int]:
+    """``joins`` followed by ``more`` (a join of the already joined kinds), for every kind."""
+    if not more:
+        return joins
+    return {k: more.get(joins.get(k, k), joins.get(k, k)) for k in set(kinds.tolist()) - {-1}}
+
+
 def joined(kinds, joins: Mapping[int, int] | None) -> np.ndarray:
     """Kinds with ``joins`` (:func:`join_wrapper_variants`) applied; -1 stays the outlier."""
     kinds = np.asarray(kinds, dtype=int)
@@ -139,22 +177,24 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     ``kinds: smooth_idf``: the same learner fitted on the same sample with smooth idf is the kind
     model (its clusters are the kinds; the learner's own clusters stay the crawl's states);
     ``clusters``: every cluster is a kind. ``kind_join`` > 0 then joins the wrapper variants of
-    one kind, within a section (the sample's sections below the site's root folder), and
-    ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)."""
+    one kind, within a section (the sample's sections below the site's root folder),
+    ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)
+    and ``kind_section_join`` the kinds of one section the cut found a kind
+    (:func:`join_by_section`)."""
     model = None
     if learner.kinds_ == "smooth_idf":
         coarse = dataclasses.replace(learner.settings, idf="smooth", kinds="clusters", kind_join=0.0,
-                                     kind_folder_join=False)
+                                     kind_folder_join=False, kind_section_join=False)
         model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve, navigation=False)
     kinds = learner.labels_ if model is None else model.labels_
     joins: dict[int, int] = {}
+    root = folder_root(urls) if urls is not None else "/"
+    sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * len(bags)
     if learner.kind_join_ > 0:
-        root = folder_root(urls) if urls is not None else "/"
-        sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * len(bags)
         joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_)
     if learner.kind_folder_join_ and urls is not None:
-        by_folder = join_by_folder_name(joined(kinds, joins).tolist(), urls)
-        if by_folder:
-            joins = {k: by_folder.get(joins.get(k, k), joins.get(k, k))
-                     for k in set(kinds.tolist()) - {-1}}
+        joins = _then(kinds, joins, join_by_folder_name(joined(kinds, joins).tolist(), urls))
+    if learner.kind_section_join_ and urls is not None:
+        kind_sections = section_kinds((model or learner).folder_cuts_)
+        joins = _then(kinds, joins, join_by_section(joined(kinds, joins).tolist(), sections, kind_sections))
     return model, joined(kinds, joins), joins

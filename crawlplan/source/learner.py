@@ -149,7 +149,7 @@ class SitemapLearner(LearnerParams):
         link-context bags of ``link_context: flat``."""
         plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0,
                                     kinds="clusters", kind_join=0.0,
-                                    kind_folder_join=False, folder_cut="off")
+                                    kind_folder_join=False, kind_section_join=False, folder_cut="off")
         return type(self)(plain).fit(bags).labels_
 
     def predict_kind(self, X, urls: Sequence[str] | None = None) -> np.ndarray:

@@ -129,6 +129,7 @@ class LearnerSettings(Settings):
     kinds: str | None
     kind_join: float | None
     kind_folder_join: bool | None
+    kind_section_join: bool | None
     namespace_test: str | None
 
     def __post_init__(self):
@@ -323,6 +324,14 @@ class LearnerParams:
         return False
 
     @property
+    def kind_section_join_(self) -> bool:
+        """Kinds that each lie mostly in one section the cut by section found a kind are one kind
+        (:func:`kinds.join_by_section`)."""
+        if self.kind_section_join is not None:
+            return self.kind_section_join
+        return False
+
+    @property
     def crawl_guard_(self) -> str:
         """``bfs``: a UCC or target crawl takes BFS's next page whenever its own verdict on what
         it has gained falls behind what BFS would have gained by then (:mod:`guard`); ``off``:
@@ -374,6 +383,8 @@ class LearnerParams:
             raise ValueError(f"kind_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_join!r}")
         if not isinstance(self.kind_folder_join_, bool):
             raise ValueError(f"kind_folder_join must be true or false, got {self.kind_folder_join!r}")
+        if not isinstance(self.kind_section_join_, bool):
+            raise ValueError(f"kind_section_join must be true or false, got {self.kind_section_join!r}")
         if isinstance(self.min_cluster_share_, bool) or not 0 <= self.min_cluster_share_ < 1:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:
