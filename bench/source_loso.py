@@ -71,6 +71,7 @@ CANDIDATES = {
         "method": "default", "folder_cut": "unmarked_sections"},
     "default, kinds a repeated folder name names joined (kind_folder_join true)": {
         "method": "default", "kind_folder_join": True},
+    "default, BFS guard without slack (crawl_guard_slack 0)": {"method": "default", "crawl_guard_slack": 0},
     "default, kinds of one kind section joined (kind_section_join true)": {
         "method": "default", "kind_section_join": True},
     "default, namespaces alike in every cluster (namespace_test all_clusters)": {

@@ -104,12 +104,11 @@ def _never_below_bfs(mirror, spec) -> dict:
 
 
 # where the default falls more than the tolerance below BFS on the ground truth (docs/source.md,
-# "Never below BFS"): the guard compares by the crawler's own verdict, which cannot see these
-# (git's target crawl was here until issue 30's round 6: kind_markers clusters_flat names its commands)
-KNOWN_BELOW_BFS = {
-    "www.tornadoweb.org": "UCC recall 0.023 below BFS's at 23 pages: the UCC guard judges a page by its "
-                          "cluster's worth (Info x Dsim), not by whether it is content",
-}
+# "Never below BFS"), as strict expected failures with the reason: the guard compares by the
+# crawler's own verdict, which cannot see these. None since issue 30's round 9 (git's target
+# crawl was here until round 6, kind_markers clusters_flat; Tornado's UCC crawl until round 9,
+# crawl_guard_slack 0).
+KNOWN_BELOW_BFS: dict[str, str] = {}
 
 
 @pytest.mark.slow
