@@ -71,13 +71,12 @@ CANDIDATES = {
         "method": "default", "folder_cut": "unmarked_sections"},
     "default, kinds a repeated folder name names joined (kind_folder_join true)": {
         "method": "default", "kind_folder_join": True},
-    "default, BFS guard without slack (crawl_guard_slack 0)": {"method": "default", "crawl_guard_slack": 0},
+    "default, BFS guard with the tolerance as slack (crawl_guard_slack 0.02)": {"method": "default",
+                                                                                "crawl_guard_slack": 0.02},
     "default, kinds of one kind section joined (kind_section_join true)": {
         "method": "default", "kind_section_join": True},
-    "default, namespaces alike in every cluster (namespace_test all_clusters)": {
-        "method": "default", "namespace_test": "all_clusters"},
-    "default, unmarked sections cut and kinds joined by a repeated folder name": {
-        "method": "default", "folder_cut": "unmarked_sections", "kind_folder_join": True},
+    "default, one twin makes namespaces (namespace_test pairwise)": {
+        "method": "default", "namespace_test": "pairwise"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
     "default, targets per fetch (target_score rate)": {"method": "default", "target_score": "rate"},

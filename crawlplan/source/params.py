@@ -42,13 +42,16 @@ Two configurations (``method``):
     (javadoc's ``org/`` and ``junit/``) — or the file names mark the kind (rustdoc's
     ``struct.*``): Sphinx renders Python's tutorial, library and what's-new with one template,
     and only the section tells them apart; prediction places a page by its section too
-    (:func:`cut_by_folder`; leave-one-site-out, docs/source.md).
+    (:func:`cut_by_folder`; leave-one-site-out, docs/source.md). Since issue 30's round 9 two
+    sections are namespaces only when every cluster holding them splits them alike
+    (``namespace_test: all_clusters``): one twin had made Django's ``ref/`` and ``topics/`` one.
   * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
     paper's full Balance a site of two or three clusters is pushed into its non-content cluster
     as soon as the content cluster leads (scrapy's source listings).
   * a UCC or target crawl keeps BFS's order as a second frontier and takes BFS's next page
     when it would trail what BFS is expected to have gained (``crawl_guard: bfs``,
-    :mod:`crawlplan.source.guard`), so a crawl led astray by its sitemap stays near BFS.
+    :mod:`crawlplan.source.guard`), so a crawl led astray by its sitemap stays near BFS; by its
+    own verdict it may not trail at all (``crawl_guard_slack: 0``, issue 30's round 9).
   * the page types the sitemap reports (its kinds) are a second clustering of the sample with
     smooth idf (``kinds: smooth_idf``), while the plain-idf clusters stay the crawl's navigation
     states: smooth idf keeps a kind's template where the kind fills the sample (a manual's
@@ -60,7 +63,10 @@ Two configurations (``method``):
   (``target_feedback``), the targets-per-fetch score and the yield hubs (``target_score: rate``,
   ``yield``), the target family's kind markers (``kind_markers: all``), re-clustering a
   one-template site by its links (``link_context: flat``), small clusters absorbed
-  (``min_cluster_share``). Smooth idf for the crawl's clusters too (``idf: smooth``) raised the
+  (``min_cluster_share``), a marked cluster's unmarked sections cut
+  (``folder_cut: unmarked_sections``), kinds joined by a repeated folder name
+  (``kind_folder_join``); kinds joined by their section (``kind_section_join``) raised the
+  validation mean but lowered two validation sites. Smooth idf for the crawl's clusters too (``idf: smooth``) raised the
   validation micro-F (0.732 -> 0.810) but lowered three validation sites' target harvest: an
   option; ``kinds: smooth_idf`` keeps its kinds and the plain clusters' crawl. The earlier guard
   (histogram eps, re-chosen only when the site collapses or shatters) stays as
@@ -317,19 +323,15 @@ class LearnerParams:
 
     @property
     def kind_folder_join_(self) -> bool:
-        """Kinds that each lie mostly in folders of one name, a name repeated under several
-        parent folders (javadoc's ``class-use/``), are one kind (:func:`kinds.join_by_folder_name`)."""
-        if self.kind_folder_join is not None:
-            return self.kind_folder_join
-        return False
+        """Kinds mostly in folders of one name found under several parents (javadoc's
+        ``class-use/``) are one kind (:func:`kinds.join_by_folder_name`); an option."""
+        return False if self.kind_folder_join is None else self.kind_folder_join
 
     @property
     def kind_section_join_(self) -> bool:
-        """Kinds that each lie mostly in one section the cut by section found a kind are one kind
-        (:func:`kinds.join_by_section`)."""
-        if self.kind_section_join is not None:
-            return self.kind_section_join
-        return False
+        """Kinds mostly in one section the cut found a kind are one kind
+        (:func:`kinds.join_by_section`); an option."""
+        return False if self.kind_section_join is None else self.kind_section_join
 
     @property
     def crawl_guard_(self) -> str:
@@ -381,16 +383,13 @@ class LearnerParams:
             raise ValueError(f"url_merge must be 0 (off) or a share in (0.5, 1], got {self.url_merge!r}")
         if isinstance(self.kind_join, bool) or not 0 <= self.kind_join_ <= 1:
             raise ValueError(f"kind_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_join!r}")
-        if not isinstance(self.kind_folder_join_, bool):
-            raise ValueError(f"kind_folder_join must be true or false, got {self.kind_folder_join!r}")
-        if not isinstance(self.kind_section_join_, bool):
-            raise ValueError(f"kind_section_join must be true or false, got {self.kind_section_join!r}")
         if isinstance(self.min_cluster_share_, bool) or not 0 <= self.min_cluster_share_ < 1:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:
             raise ValueError(f"kind_markers must be one of {', '.join(KIND_MARKER_USES)}, got {self.kind_markers!r}")
-        if not isinstance(self.binary_tf, bool):
-            raise ValueError(f"binary_tf must be true or false, got {self.binary_tf!r}")
+        for name in ("binary_tf", "kind_folder_join_", "kind_section_join_"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name.rstrip('_')} must be true or false, got {getattr(self, name.rstrip('_'))!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
             raise ValueError(f"eps must be > 0 when given, got {self.eps!r}")
         return self
