@@ -22,6 +22,7 @@ from crawlplan.source.learner import SitemapLearner
 
 LEVELS = (("chapter", 2), ("section", 3), ("subsection", 4))
 BASE = "https://manual.example.org/doc/"
+PACKAGES = ["org/junit", "org/junit/runner", "org/junit/rules", "junit/framework"]   # javadoc-shaped folders
 
 
 def _node(rng: random.Random, level: str, heading: int) -> dict[str, int]:
@@ -102,12 +103,11 @@ def test_kinds_a_repeated_folder_name_names_are_one_kind():
     """javadoc-shaped: class-use pages in every package's ``class-use/`` folder, split by the
     structure in two kinds (used somewhere / used nowhere), are one kind; a folder name under
     fewer than three parents (a section's) joins nothing, and most of a kind must be in it."""
-    packages = ["org/junit", "org/junit/runner", "org/junit/rules", "junit/framework"]
     urls, labels = [], []
     for label in (0, 1):
-        urls += [f"https://junit.example.org/javadoc/{p}/class-use/C{label}x{i}.html" for p in packages for i in range(3)]
+        urls += [f"https://junit.example.org/javadoc/{p}/class-use/C{label}x{i}.html" for p in PACKAGES for i in range(3)]
         labels += [label] * 12
-    urls += [f"https://junit.example.org/javadoc/{p}/C{i}.html" for p in packages for i in range(5)]
+    urls += [f"https://junit.example.org/javadoc/{p}/C{i}.html" for p in PACKAGES for i in range(5)]
     labels += [2] * 20
     assert join_by_folder_name(labels, urls) == {0: 0, 1: 0}
     two_parents = [u for u, k in zip(urls, labels) if k < 2 and "/rules/" not in u and "/framework/" not in u]
@@ -119,11 +119,10 @@ def test_kinds_a_repeated_folder_name_names_are_one_kind():
 
 
 def test_the_learner_joins_kinds_by_folder_name_only_when_asked():
-    packages = ["org/junit", "org/junit/runner", "org/junit/rules", "junit/framework"]
     rng = random.Random(5)
     bags, urls, truth = [], [], []
     for used in (True, False):   # one kind, two structures: usage tables or a "no usage" line
-        for p in packages:
+        for p in PACKAGES:
             for i in range(6):
                 body = {"/html/body": 1, "/html/body/div[header]/h1": 1, "/html/body/div[footer]/a": 3}
                 body.update({"/html/body/table[use]/tr/td/a": rng.randint(5, 20), "/html/body/table[use]/tr": rng.randint(5, 20)}

@@ -29,6 +29,9 @@ import numpy as np
 
 from crawlplan.source.url_kinds import KIND_MIN_PAGES, MOSTLY, folder_parts, folder_root, top_folder
 
+# the settings under which a learner's clusters are its kinds, nothing joined: a learner fitted
+# inside another (the kind model, the link-context clustering) reports no kinds of its own
+KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_folder_join": False, "kind_section_join": False}
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 
 
@@ -106,23 +109,14 @@ def join_by_folder_name(labels: Sequence[int], urls: Sequence[str]) -> dict[int,
     file-name markers say elsewhere (``url_kinds``): the pages are one kind, whatever optional
     block (a class used nowhere against one with usage tables) the structure split them by.
     A name under one or two parents is a section's or a module's, and names nothing."""
-    counts: dict[int, Counter] = {}
+    names: list[str | None] = []
     parents: dict[str, set] = {}
-    sizes: Counter = Counter()
     for label, url in zip(labels, urls):
-        if label == -1:
-            continue
-        sizes[int(label)] += 1
         folders = folder_parts(url)
-        if folders and len(folders) >= 2:
-            counts.setdefault(int(label), Counter())[folders[-1]] += 1
-            parents.setdefault(folders[-1], set()).add("/".join(folders[:-1]))
-    named: dict[str, list[int]] = {}
-    for label, names in counts.items():
-        name, n = names.most_common(1)[0]
-        if n >= MOSTLY * sizes[label] and len(parents[name]) >= KIND_MIN_PAGES:
-            named.setdefault(name, []).append(label)
-    return {k: min(group) for group in named.values() if len(group) > 1 for k in group}
+        names.append(folders[-1] if folders and len(folders) >= 2 else None)
+        if names[-1] is not None and label != -1:
+            parents.setdefault(names[-1], set()).add("/".join(folders[:-1]))
+    return _mostly_in_one(labels, names, lambda name: len(parents[name]) >= KIND_MIN_PAGES)
 
 
 def join_by_section(labels: Sequence[int], sections: Sequence[str | None],
@@ -135,15 +129,21 @@ def join_by_section(labels: Sequence[int], sections: Sequence[str | None],
     page of the section is; two structures inside one section (Python's ``c-api/`` API pages
     and its few prose pages) are that section's one kind rendered two ways. Sections the cut
     left together as namespaces (javadoc's ``org/`` and ``junit/``) name no kind."""
-    by_section: dict[int, Counter] = {}
-    for label, section in zip(labels, sections):
+    return _mostly_in_one(labels, sections, kind_sections.__contains__)
+
+
+def _mostly_in_one(labels: Sequence[int], keys: Sequence[str | None], names_a_kind) -> dict[int, int]:
+    """{kind: the kind it joins}: kinds (-1 excluded) that each have at least ``MOSTLY`` of their
+    pages under one and the same key, a key ``names_a_kind`` accepts, are one (smallest label)."""
+    by_label: dict[int, Counter] = {}
+    for label, key in zip(labels, keys):
         if label != -1:
-            by_section.setdefault(int(label), Counter())[section] += 1
+            by_label.setdefault(int(label), Counter())[key] += 1
     named: dict[str, list[int]] = {}
-    for label, counts in by_section.items():
-        section, n = counts.most_common(1)[0]
-        if section in kind_sections and n >= MOSTLY * sum(counts.values()):
-            named.setdefault(section, []).append(label)
+    for label, counts in by_label.items():
+        key, n = counts.most_common(1)[0]
+        if key is not None and names_a_kind(key) and n >= MOSTLY * sum(counts.values()):
+            named.setdefault(key, []).append(label)
     return {k: min(group) for group in named.values() if len(group) > 1 for k in group}
 
 
@@ -183,8 +183,7 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     (:func:`join_by_section`)."""
     model = None
     if learner.kinds_ == "smooth_idf":
-        coarse = dataclasses.replace(learner.settings, idf="smooth", kinds="clusters", kind_join=0.0,
-                                     kind_folder_join=False, kind_section_join=False)
+        coarse = dataclasses.replace(learner.settings, idf="smooth", **KINDS_ARE_CLUSTERS)
         model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve, navigation=False)
     kinds = learner.labels_ if model is None else model.labels_
     joins: dict[int, int] = {}

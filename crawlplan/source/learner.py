@@ -21,7 +21,7 @@ from scipy import sparse
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import extract
-from crawlplan.source.kinds import fit_kinds, joined
+from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, fit_kinds, joined
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
@@ -33,7 +33,7 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/7"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join
+FORMAT = "crawlplan.sitemap/7"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -148,8 +148,7 @@ class SitemapLearner(LearnerParams):
         """This learner's clustering (features, eps, DBSCAN, noise rule) of other bags: the
         link-context bags of ``link_context: flat``."""
         plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0,
-                                    kinds="clusters", kind_join=0.0,
-                                    kind_folder_join=False, kind_section_join=False, folder_cut="off")
+                                    folder_cut="off", **KINDS_ARE_CLUSTERS)
         return type(self)(plain).fit(bags).labels_
 
     def predict_kind(self, X, urls: Sequence[str] | None = None) -> np.ndarray:

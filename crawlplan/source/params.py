@@ -66,9 +66,10 @@ Two configurations (``method``):
   (``min_cluster_share``), a marked cluster's unmarked sections cut
   (``folder_cut: unmarked_sections``), kinds joined by a repeated folder name
   (``kind_folder_join``); kinds joined by their section (``kind_section_join``) raised the
-  validation mean but lowered two validation sites. Smooth idf for the crawl's clusters too (``idf: smooth``) raised the
-  validation micro-F (0.732 -> 0.810) but lowered three validation sites' target harvest: an
-  option; ``kinds: smooth_idf`` keeps its kinds and the plain clusters' crawl. The earlier guard
+  validation mean but lowered two validation sites. Smooth idf for the crawl's clusters too
+  (``idf: smooth``) raised the validation micro-F (0.732 -> 0.810) but lowered three
+  validation sites' target harvest: an option; ``kinds: smooth_idf`` keeps its kinds and the
+  plain clusters' crawl. The earlier guard
   (histogram eps, re-chosen only when the site collapses or shatters) stays as
   ``eps_rule: guarded``; HDBSCAN as ``clusterer: hdbscan``.
 """

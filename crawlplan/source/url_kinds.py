@@ -334,15 +334,13 @@ def _namespace_parts(label: int, sections: list[str], counts: dict[int, Counter]
 
     here = counts[label]
     for a, b in itertools.combinations(sections, 2):
-        for other, there in counts.items():
-            if other != label and there[a] >= min_pts and there[b] >= min_pts:
-                if chi2_contingency([[here[a], here[b]], [there[a], there[b]]])[1] >= alpha:
-                    if test == "all_clusters":
-                        table = [[c[a], c[b]] for c in counts.values() if c[a] + c[b] >= min_pts]
-                        if chi2_contingency(table)[1] < alpha:
-                            break
-                    group[root(a)] = root(b)
-                    break
+        twin = any(other != label and there[a] >= min_pts and there[b] >= min_pts
+                   and chi2_contingency([[here[a], here[b]], [there[a], there[b]]])[1] >= alpha
+                   for other, there in counts.items())
+        if twin and test == "all_clusters":
+            twin = chi2_contingency([[c[a], c[b]] for c in counts.values() if c[a] + c[b] >= min_pts])[1] >= alpha
+        if twin:
+            group[root(a)] = root(b)
     parts: dict[str, list[str]] = {}
     for s in sections:
         parts.setdefault(root(s), []).append(s)
