@@ -107,8 +107,14 @@ def _never_below_bfs(mirror, spec) -> dict:
 # "Never below BFS"), as strict expected failures with the reason: the guard compares by the
 # crawler's own verdict, which cannot see these. None since issue 30's round 9 (git's target
 # crawl was here until round 6, kind_markers clusters_flat; Tornado's UCC crawl until round 9,
-# crawl_guard_slack 0).
-KNOWN_BELOW_BFS: dict[str, str] = {}
+# crawl_guard_slack 0). GnuCash's guide, the design site round 10 added for its split kinds, is
+# here from the day it was added.
+KNOWN_BELOW_BFS: dict[str, str] = {
+    "www.gnucash.org": "the section pages split into several clusters by optional blocks, one of them "
+                       "shared with the license pages: the target crawl's verdict (the example's cluster) "
+                       "sees a fraction of the sections BFS finds, the UCC crawl's worth values the license "
+                       "chain; the guard judges by that verdict (target -0.084, UCC recall -0.048)",
+}
 
 
 @pytest.mark.slow
