@@ -75,6 +75,8 @@ CANDIDATES = {
                                                                                 "crawl_guard_slack": 0.02},
     "default, kinds of one kind section joined (kind_section_join true)": {
         "method": "default", "kind_section_join": True},
+    "default, kinds read with their levels as written (kind_levels as_written)": {
+        "method": "default", "kind_levels": "as_written"},
     "default, one twin makes namespaces (namespace_test pairwise)": {
         "method": "default", "namespace_test": "pairwise"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},

@@ -1,6 +1,6 @@
-"""``kind_join`` and ``kind_folder_join`` (crawlplan/source/kinds.py): hand-made manuals, makeinfo-shaped node pages whose
-body is wrapped in ``div.chapter``, ``div.section`` or ``div.subsection`` by level, beside an
-index of another inner structure under the same wrappers."""
+"""``kind_join``, ``kind_folder_join`` and ``kind_levels`` (crawlplan/source/kinds.py): hand-made manuals, makeinfo-shaped
+node pages whose body is wrapped in ``div.chapter``, ``div.section`` or ``div.subsection`` by level, beside an
+index of another inner structure under the same wrappers; DocBook-shaped section pages that nest sub-sections."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from crawlplan.source.kinds import (
     join_by_folder_name,
     join_by_section,
     join_wrapper_variants,
+    levels_collapsed,
     section_kinds,
     wrapper_blind,
 )
@@ -188,3 +189,59 @@ def test_site_tables_give_every_page_its_joined_kind(kinds):
                   if name == "node"}
     assert len(node_kinds) == 1 and -1 not in node_kinds
     assert {c["kind"] for c in tables["sitemaps"][0]["clusters"] if c["cluster"] != -1} >= node_kinds
+
+
+def test_levels_collapsed_reads_a_blocks_nesting_away():
+    bag = {"/html/body/div[sect1]/div[sect2]/div[sect3]/p": 4, "/html/body/div[sect1]/div[sect2]/p": 2,
+           "/html/body/div[sect1]/p": 1, "/html/body/div[navheader]/table/tr/td/a": 2,
+           "/html/body/div/div/p": 3, "/html/body/div[col-4]/ul[toctree-l2]/li[toctree-l2]": 5}
+    assert levels_collapsed(bag) == {
+        "/html/body/div[sect]/p": 7,                            # three depths of one block: one path
+        "/html/body/div[navheader]/table/tr/td/a": 2,
+        "/html/body/div/div/p": 3,                              # steps without a class are not blocks
+        "/html/body/div[col-4]/ul[toctree-l]/li[toctree-l]": 5,  # a number after a letter only; li is not ul
+    }
+    assert sum(levels_collapsed(bag).values()) == sum(bag.values())
+
+
+def _docbook_manual(seed: int):
+    """A guide's chapter pages (a table of contents) and its section pages, which nest zero, one
+    or two levels of sub-sections: one kind of page whatever the depth."""
+    rng = random.Random(seed)
+    bags, kinds = [], []
+    nav = {"/html/body": 1, "/html/body/div[navheader]/table/tr/td/a": 2, "/html/body/div[navfooter]/table/tr/td/a": 3}
+    for i in range(60):
+        depth = i % 3
+        inner = "/html/body/div[sect1]" + "".join(f"/div[sect{d}]" for d in range(2, depth + 2))
+        bags.append({**nav, "/html/body/div[sect1]/div[titlepage]/h2[title]": 1, f"{inner}/p": rng.randint(3, 12),
+                     f"{inner}/div[itemizedlist]/ul/li/p": rng.randint(1, 6)})
+        kinds.append("section")
+    for _ in range(15):
+        bags.append({**nav, "/html/body/div[chapter]/div[titlepage]/h2[title]": 1,
+                     "/html/body/div[chapter]/div[toc]/dl[toc]/dt/span[sect1]/a": rng.randint(4, 12),
+                     "/html/body/div[chapter]/p": rng.randint(1, 2)})
+        kinds.append("chapter")
+    urls = [f"{BASE}{hashlib.sha1(f'{seed}-{i}'.encode()).hexdigest()[:10]}.html" for i in range(len(bags))]
+    return bags, kinds, urls
+
+
+def test_sections_of_any_depth_are_one_kind_with_levels_collapsed():
+    bags, kinds, urls = _docbook_manual(seed=1)
+    collapsed = sitemap_learner().fit(bags, urls=urls, links=[[] for _ in bags])
+    as_written = sitemap_learner(kind_levels="as_written").fit(bags, urls=urls, links=[[] for _ in bags])
+    assert collapsed.kind_levels_ == "collapsed" and sitemap_learner(method="paper").kind_levels_ == "as_written"
+
+    def kinds_of(labels, kind):
+        return {k for k, t in zip(labels.tolist(), kinds) if t == kind}
+
+    sections, chapters = kinds_of(collapsed.kind_labels_, "section"), kinds_of(collapsed.kind_labels_, "chapter")
+    assert len(sections) == 1 and -1 not in sections and len(chapters) == 1 and not sections & chapters
+    assert len(kinds_of(as_written.kind_labels_, "section")) >= 2          # split by depth
+    assert (collapsed.labels_ == as_written.labels_).all()                  # the crawl's clusters read paths as written
+    fresh, fresh_kinds, fresh_urls = _docbook_manual(seed=2)
+    predicted = collapsed.predict_kind(fresh, urls=fresh_urls)
+    assert {k for k, t in zip(predicted.tolist(), fresh_kinds) if t == "section"} == sections
+    again = SitemapLearner.from_json(collapsed.to_json())
+    assert (again.predict_kind(fresh, urls=fresh_urls) == predicted).all()
+    with pytest.raises(ValueError, match="kind_levels must be one of"):
+        sitemap_learner(kind_levels="flat").validate()

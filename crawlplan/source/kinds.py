@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -33,6 +34,9 @@ from crawlplan.source.url_kinds import KIND_MIN_PAGES, MOSTLY, folder_parts, fol
 # inside another (the kind model, the link-context clustering) reports no kinds of its own
 KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_folder_join": False, "kind_section_join": False}
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
+KIND_LEVELS = ("collapsed", "as_written")
+_LEVEL_NUMBER = re.compile(r"(?<=[a-z])[0-9]+\b")   # sect2 -> sect, toctree-l3 -> toctree-l
+_STEP_CLASS = re.compile(r"\[([^\]]*)\]")
 
 
 def wrapper_blind(bag: Mapping[str, int], share: float = WRAPPER_SHARE) -> dict[str, int]:
@@ -54,6 +58,43 @@ def wrapper_blind(bag: Mapping[str, int], share: float = WRAPPER_SHARE) -> dict[
         blind = "/".join(step.split("[", 1)[0] if "/".join(steps[:k + 1]) in wrappers else step
                          for k, step in enumerate(steps))
         out[blind] = out.get(blind, 0) + n
+    return out
+
+
+def levels_collapsed(bag: Mapping[str, int]) -> dict[str, int]:
+    """The bag with every block's nesting level read away: a class token's level number dropped
+    (``div[sect2]`` -> ``div[sect]``), then a step that repeats its parent step left out
+    (``div[sect]/div[sect]/p`` -> ``div[sect]/p``).
+
+    Why (``kind_levels: collapsed``, the kind model's bags): a manual's section page holds its
+    sub-sections as the same block nested one level down (DocBook's ``sect1`` > ``sect2`` >
+    ``sect3``, Sphinx's ``section`` in ``section``), so a long section and a short one share
+    almost no path below the wrapper and split into kinds by how deep they nest — GnuCash's
+    guide (design) and PostgreSQL's manual (validation) in five or more. Read away, the levels
+    leave the section's own blocks (paragraphs, lists, tables), which the kinds compare."""
+    out: dict[str, int] = {}
+    for path, n in bag.items():
+        steps: list[str] = []
+        for step in path.split("/"):
+            step = _STEP_CLASS.sub(lambda m: "[" + _LEVEL_NUMBER.sub("", m.group(1)) + "]", step)
+            if not (steps and step == steps[-1] and "[" in step):
+                steps.append(step)
+        key = "/".join(steps)
+        out[key] = out.get(key, 0) + n
+    return out
+
+
+def kind_pages(learner, X) -> list:
+    """The pages as the kind model reads them: with ``kind_levels: collapsed`` each page's bag
+    with its levels read away (:func:`levels_collapsed`; a PageFeatures keeps its URL and links),
+    else the pages themselves. Fitting and predicting go through here alike."""
+    if learner.kind_levels_ != "collapsed":
+        return list(X)
+    out = []
+    for x in X:
+        bag = getattr(x, "xpaths", x)
+        collapsed = Counter(levels_collapsed(bag))
+        out.append(dataclasses.replace(x, xpaths=collapsed) if hasattr(x, "xpaths") else collapsed)
     return out
 
 
@@ -175,7 +216,9 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     """A fitted learner's kinds: (the kind model or None, the sample's kinds, the joins).
 
     ``kinds: smooth_idf``: the same learner fitted on the same sample with smooth idf is the kind
-    model (its clusters are the kinds; the learner's own clusters stay the crawl's states);
+    model (its clusters are the kinds; the learner's own clusters stay the crawl's states),
+    reading the pages with their levels read away under ``kind_levels: collapsed``
+    (:func:`kind_pages`);
     ``clusters``: every cluster is a kind. ``kind_join`` > 0 then joins the wrapper variants of
     one kind, within a section (the sample's sections below the site's root folder),
     ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)
@@ -184,7 +227,8 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     model = None
     if learner.kinds_ == "smooth_idf":
         coarse = dataclasses.replace(learner.settings, idf="smooth", **KINDS_ARE_CLUSTERS)
-        model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve, navigation=False)
+        model = type(learner)(coarse).fit(kind_pages(learner, X), urls=urls, links=links, resolve=resolve,
+                                          navigation=False)
     kinds = learner.labels_ if model is None else model.labels_
     joins: dict[int, int] = {}
     root = folder_root(urls) if urls is not None else "/"

@@ -21,7 +21,7 @@ from scipy import sparse
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import extract
-from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, fit_kinds, joined
+from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, fit_kinds, joined, kind_pages
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
@@ -33,7 +33,7 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/7"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join
+FORMAT = "crawlplan.sitemap/8"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -159,7 +159,9 @@ class SitemapLearner(LearnerParams):
         in one cluster; the crawl still navigates by the plain clusters, whose finer rows tell
         it better where a link leads (docs/source.md, "Kinds and navigation states (round 6)")."""
         model = getattr(self, "kind_model_", None)
-        return self._joined((model or self).predict(X, urls=urls))
+        if model is None:
+            return self._joined(self.predict(X, urls=urls))
+        return self._joined(model.predict(kind_pages(self, X), urls=urls))
 
     def _joined(self, kinds) -> np.ndarray:
         return joined(kinds, getattr(self, "kind_joins_", None))

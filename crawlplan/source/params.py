@@ -55,7 +55,9 @@ Two configurations (``method``):
   * the page types the sitemap reports (its kinds) are a second clustering of the sample with
     smooth idf (``kinds: smooth_idf``), while the plain-idf clusters stay the crawl's navigation
     states: smooth idf keeps a kind's template where the kind fills the sample (a manual's
-    chapters gather), but the crawl's rows need the finer clusters (issue 30, round 6).
+    chapters gather), but the crawl's rows need the finer clusters (issue 30, round 6); the kind
+    model reads a block's nesting level away (``kind_levels: collapsed``, round 10), so a
+    manual's long sections (sub-sections nested in them) and short ones are one kind.
   * in a flat site, where the example's folder holds the whole sample, the target family is the
     example's file-name kind when the structure agrees (``kind_markers: clusters_flat``; git's
     ``git-*`` commands), while a folder that mixes kinds is not narrowed (round 6).
@@ -83,6 +85,7 @@ from dataclasses import dataclass
 from crawlplan.conf import Settings, settings_from
 from crawlplan.source.features import XPATH_CLASS_MODES
 from crawlplan.source.guard import GUARDS
+from crawlplan.source.kinds import KIND_LEVELS
 from crawlplan.source.link_context import LINK_CONTEXT_MODES
 from crawlplan.source.target import TARGET_SCORES
 from crawlplan.source.url_kinds import MOSTLY
@@ -137,6 +140,7 @@ class LearnerSettings(Settings):
     kind_join: float | None
     kind_folder_join: bool | None
     kind_section_join: bool | None
+    kind_levels: str | None
     namespace_test: str | None
 
     def __post_init__(self):
@@ -323,6 +327,15 @@ class LearnerParams:
         return 0.0 if self.method == "paper" else 0.9   # issue 30's round 8 (docs/source.md)
 
     @property
+    def kind_levels_(self) -> str:
+        """How the kind model reads a page's XPaths: ``collapsed``, a block's nesting level read
+        away (``div[sect1]/div[sect2]`` -> ``div[sect]``: :func:`kinds.levels_collapsed`), or
+        ``as_written``; the crawl's clusters read them as written either way."""
+        if self.kind_levels is not None:
+            return self.kind_levels
+        return "as_written" if self.method == "paper" else "collapsed"   # issue 30's round 10
+
+    @property
     def kind_folder_join_(self) -> bool:
         """Kinds mostly in folders of one name found under several parents (javadoc's
         ``class-use/``) are one kind (:func:`kinds.join_by_folder_name`); an option."""
@@ -360,7 +373,8 @@ class LearnerParams:
                    "crawl_guard": (self.crawl_guard_, GUARDS),
                    "link_context": (self.link_context_, LINK_CONTEXT_MODES),
                    "idf": (self.idf_mode_, IDF_MODES),
-                   "kinds": (self.kinds_, KIND_MODES)}
+                   "kinds": (self.kinds_, KIND_MODES),
+                   "kind_levels": (self.kind_levels_, KIND_LEVELS)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
