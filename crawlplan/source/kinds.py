@@ -69,8 +69,8 @@ def levels_collapsed(bag: Mapping[str, int]) -> dict[str, int]:
     Why (``kind_levels: collapsed``, the kind model's bags): a manual's section page holds its
     sub-sections as the same block nested one level down (DocBook's ``sect1`` > ``sect2`` >
     ``sect3``, Sphinx's ``section`` in ``section``), so a long section and a short one share
-    almost no path below the wrapper and split into kinds by how deep they nest — GnuCash's
-    guide (design) and PostgreSQL's manual (validation) in five or more. Read away, the levels
+    almost no path below the wrapper and split into kinds by how deep they nest (GnuCash's
+    guide, a design site: five section kinds). Read away, the levels
     leave the section's own blocks (paragraphs, lists, tables), which the kinds compare."""
     out: dict[str, int] = {}
     for path, n in bag.items():
