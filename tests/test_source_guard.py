@@ -105,10 +105,10 @@ def _never_below_bfs(mirror, spec) -> dict:
 
 # where the default falls more than the tolerance below BFS on the ground truth (docs/source.md,
 # "Never below BFS"), as strict expected failures with the reason: the guard compares by the
-# crawler's own verdict, which cannot see these. None since issue 30's round 9 (git's target
-# crawl was here until round 6, kind_markers clusters_flat; Tornado's UCC crawl until round 9,
-# crawl_guard_slack 0). GnuCash's guide, the design site round 10 added for its split kinds, is
-# here from the day it was added.
+# crawler's own verdict, which cannot see these. git's target crawl was here until issue 30's
+# round 6 (kind_markers clusters_flat), Tornado's UCC crawl until round 9 (crawl_guard_slack 0);
+# GnuCash's guide, the design site round 10 added for its split kinds, is here from the day it
+# was added.
 KNOWN_BELOW_BFS: dict[str, str] = {
     "www.gnucash.org": "the section pages split into several clusters by optional blocks, one of them "
                        "shared with the license pages: the target crawl's verdict (the example's cluster) "

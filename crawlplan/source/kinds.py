@@ -21,6 +21,7 @@ the validation sites (docs/source.md, "Kinds split by their wrapper (round 8)").
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from collections import Counter
@@ -61,7 +62,7 @@ def wrapper_blind(bag: Mapping[str, int], share: float = WRAPPER_SHARE) -> dict[
     return out
 
 
-def levels_collapsed(bag: Mapping[str, int]) -> dict[str, int]:
+def levels_collapsed(bag: Mapping[str, int]) -> Counter:
     """The bag with every block's nesting level read away: a class token's level number dropped
     (``div[sect2]`` -> ``div[sect]``), then a step that repeats its parent step left out
     (``div[sect]/div[sect]/p`` -> ``div[sect]/p``).
@@ -72,16 +73,22 @@ def levels_collapsed(bag: Mapping[str, int]) -> dict[str, int]:
     almost no path below the wrapper and split into kinds by how deep they nest (GnuCash's
     guide, a design site: five section kinds). Read away, the levels
     leave the section's own blocks (paragraphs, lists, tables), which the kinds compare."""
-    out: dict[str, int] = {}
+    out: Counter = Counter()
     for path, n in bag.items():
-        steps: list[str] = []
-        for step in path.split("/"):
-            step = _STEP_CLASS.sub(lambda m: "[" + _LEVEL_NUMBER.sub("", m.group(1)) + "]", step)
-            if not (steps and step == steps[-1] and "[" in step):
-                steps.append(step)
-        key = "/".join(steps)
-        out[key] = out.get(key, 0) + n
+        out[_path_levels_collapsed(path)] += n
     return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _path_levels_collapsed(path: str) -> str:
+    """One path of :func:`levels_collapsed`; cached, since a site's pages repeat the same
+    paths page after page (fitting and every ``predict_kind`` call)."""
+    steps: list[str] = []
+    for step in path.split("/"):
+        step = _STEP_CLASS.sub(lambda m: "[" + _LEVEL_NUMBER.sub("", m.group(1)) + "]", step)
+        if not (steps and step == steps[-1] and "[" in step):
+            steps.append(step)
+    return "/".join(steps)
 
 
 def kind_pages(learner, X) -> list:
@@ -92,8 +99,7 @@ def kind_pages(learner, X) -> list:
         return list(X)
     out = []
     for x in X:
-        bag = getattr(x, "xpaths", x)
-        collapsed = Counter(levels_collapsed(bag))
+        collapsed = levels_collapsed(getattr(x, "xpaths", x))
         out.append(dataclasses.replace(x, xpaths=collapsed) if hasattr(x, "xpaths") else collapsed)
     return out
 
