@@ -77,6 +77,8 @@ CANDIDATES = {
         "method": "default", "kind_section_join": True},
     "default, kinds read with their levels as written (kind_levels as_written)": {
         "method": "default", "kind_levels": "as_written"},
+    "default, crawl states read with their levels collapsed (state_levels collapsed)": {
+        "method": "default", "state_levels": "collapsed"},
     "default, one twin makes namespaces (namespace_test pairwise)": {
         "method": "default", "namespace_test": "pairwise"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},

@@ -1,4 +1,4 @@
-"""``kind_join``, ``kind_folder_join`` and ``kind_levels`` (crawlplan/source/kinds.py): hand-made manuals, makeinfo-shaped
+"""``kind_join``, ``kind_folder_join``, ``kind_levels`` and ``state_levels`` (crawlplan/source/kinds.py): hand-made manuals, makeinfo-shaped
 node pages whose body is wrapped in ``div.chapter``, ``div.section`` or ``div.subsection`` by level, beside an
 index of another inner structure under the same wrappers; DocBook-shaped section pages that nest sub-sections."""
 
@@ -245,3 +245,30 @@ def test_sections_of_any_depth_are_one_kind_with_levels_collapsed():
     assert (again.predict_kind(fresh, urls=fresh_urls) == predicted).all()
     with pytest.raises(ValueError, match="kind_levels must be one of"):
         sitemap_learner(kind_levels="flat").validate()
+
+
+def test_state_levels_collapsed_makes_the_sections_one_crawl_state():
+    """``state_levels`` reads the crawl's clusters as ``kind_levels`` reads the kinds: collapsed,
+    the sections of every depth are one navigation state, and a new page and a JSON round trip
+    read them the same way; as written (the default, an option since round 11) they split."""
+    bags, kinds, urls = _docbook_manual(seed=1)
+    as_written = sitemap_learner().fit(bags, urls=urls, links=[[] for _ in bags])
+    collapsed = sitemap_learner(state_levels="collapsed").fit(bags, urls=urls, links=[[] for _ in bags])
+    assert as_written.state_levels_ == "as_written" and sitemap_learner(method="paper").state_levels_ == "as_written"
+
+    def states_of(labels, kind):
+        return {k for k, t in zip(labels.tolist(), kinds) if t == kind}
+
+    depth = {i: i % 3 for i, t in enumerate(kinds) if t == "section"}    # sub-section levels, 0-2
+    assert all(len({depth[i] for i in depth if as_written.labels_[i] == s}) == 1
+               for s in states_of(as_written.labels_, "section"))          # as written: a state per depth
+    sections = states_of(collapsed.labels_, "section")
+    assert len(sections) == 1 and -1 not in sections and not sections & states_of(collapsed.labels_, "chapter")
+    assert (collapsed.kind_labels_ == as_written.kind_labels_).all()      # the kinds read levels by kind_levels
+    fresh, fresh_kinds, fresh_urls = _docbook_manual(seed=2)
+    predicted = collapsed.predict(fresh, urls=fresh_urls)
+    assert {k for k, t in zip(predicted.tolist(), fresh_kinds) if t == "section"} == sections
+    again = SitemapLearner.from_json(collapsed.to_json())
+    assert again.state_levels_ == "collapsed" and (again.predict(fresh, urls=fresh_urls) == predicted).all()
+    with pytest.raises(ValueError, match="state_levels must be one of"):
+        sitemap_learner(state_levels="flat").validate()

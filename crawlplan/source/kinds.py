@@ -67,12 +67,14 @@ def levels_collapsed(bag: Mapping[str, int]) -> Counter:
     (``div[sect2]`` -> ``div[sect]``), then a step that repeats its parent step left out
     (``div[sect]/div[sect]/p`` -> ``div[sect]/p``).
 
-    Why (``kind_levels: collapsed``, the kind model's bags): a manual's section page holds its
+    Why (``kind_levels`` and ``state_levels: collapsed``, how the kind model and the crawl's
+    clusters read a page): a manual's section page holds its
     sub-sections as the same block nested one level down (DocBook's ``sect1`` > ``sect2`` >
     ``sect3``, Sphinx's ``section`` in ``section``), so a long section and a short one share
     almost no path below the wrapper and split into kinds by how deep they nest (GnuCash's
-    guide, a design site: five section kinds). Read away, the levels
-    leave the section's own blocks (paragraphs, lists, tables), which the kinds compare."""
+    guide, a design site: five section kinds, its sections over nine crawl states). Read away,
+    the levels leave the section's own blocks (paragraphs, lists, tables), which the clusters
+    compare."""
     out: Counter = Counter()
     for path, n in bag.items():
         out[_path_levels_collapsed(path)] += n
@@ -89,19 +91,6 @@ def _path_levels_collapsed(path: str) -> str:
         if not (steps and step == steps[-1] and "[" in step):
             steps.append(step)
     return "/".join(steps)
-
-
-def kind_pages(learner, X) -> list:
-    """The pages as the kind model reads them: with ``kind_levels: collapsed`` each page's bag
-    with its levels read away (:func:`levels_collapsed`; a PageFeatures keeps its URL and links),
-    else the pages themselves. Fitting and predicting go through here alike."""
-    if learner.kind_levels_ != "collapsed":
-        return list(X)
-    out = []
-    for x in X:
-        collapsed = levels_collapsed(getattr(x, "xpaths", x))
-        out.append(dataclasses.replace(x, xpaths=collapsed) if hasattr(x, "xpaths") else collapsed)
-    return out
 
 
 def _centroid(bags: Sequence[Mapping[str, int]]) -> dict[str, float]:
@@ -223,8 +212,7 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
 
     ``kinds: smooth_idf``: the same learner fitted on the same sample with smooth idf is the kind
     model (its clusters are the kinds; the learner's own clusters stay the crawl's states),
-    reading the pages with their levels read away under ``kind_levels: collapsed``
-    (:func:`kind_pages`);
+    reading the pages' levels by ``kind_levels`` (its own ``state_levels``);
     ``clusters``: every cluster is a kind. ``kind_join`` > 0 then joins the wrapper variants of
     one kind, within a section (the sample's sections below the site's root folder),
     ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)
@@ -232,9 +220,9 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     (:func:`join_by_section`)."""
     model = None
     if learner.kinds_ == "smooth_idf":
-        coarse = dataclasses.replace(learner.settings, idf="smooth", **KINDS_ARE_CLUSTERS)
-        model = type(learner)(coarse).fit(kind_pages(learner, X), urls=urls, links=links, resolve=resolve,
-                                          navigation=False)
+        coarse = dataclasses.replace(learner.settings, idf="smooth", state_levels=learner.kind_levels_,
+                                     **KINDS_ARE_CLUSTERS)
+        model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve, navigation=False)
     kinds = learner.labels_ if model is None else model.labels_
     joins: dict[int, int] = {}
     root = folder_root(urls) if urls is not None else "/"

@@ -21,7 +21,7 @@ from scipy import sparse
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import extract
-from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, fit_kinds, joined, kind_pages
+from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, fit_kinds, joined, levels_collapsed
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
@@ -33,7 +33,7 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/8"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels
+FORMAT = "crawlplan.sitemap/9"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -61,7 +61,10 @@ class SitemapLearner(LearnerParams):
         return extract(url, html, xpath_classes=self.xpath_classes_)
 
     def _bags(self, X) -> list[Mapping[str, int]]:
-        return [getattr(x, "xpaths", x) for x in X]
+        """Each page's XPaths as this learner reads them (``state_levels``); fitting, new pages
+        and the kind model (whose ``state_levels`` is the parent's ``kind_levels``) alike."""
+        bags = [getattr(x, "xpaths", x) for x in X]
+        return [levels_collapsed(bag) for bag in bags] if self.state_levels_ == "collapsed" else bags
 
     def transform(self, X) -> sparse.csr_matrix:
         """log-tf-idf (``binary_tf``: presence x idf) over the learned vocabulary, L1- (paper) or
@@ -161,7 +164,7 @@ class SitemapLearner(LearnerParams):
         model = getattr(self, "kind_model_", None)
         if model is None:
             return self._joined(self.predict(X, urls=urls))
-        return self._joined(model.predict(kind_pages(self, X), urls=urls))
+        return self._joined(model.predict(X, urls=urls))
 
     def _joined(self, kinds) -> np.ndarray:
         return joined(kinds, getattr(self, "kind_joins_", None))

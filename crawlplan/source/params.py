@@ -68,7 +68,9 @@ Two configurations (``method``):
   (``min_cluster_share``), a marked cluster's unmarked sections cut
   (``folder_cut: unmarked_sections``), kinds joined by a repeated folder name
   (``kind_folder_join``); kinds joined by their section (``kind_section_join``) raised the
-  validation mean but lowered two validation sites. Smooth idf for the crawl's clusters too
+  validation mean but lowered two validation sites, and so did the crawl's clusters read with
+  their levels away (``state_levels: collapsed``, round 11: GnuCash's crawls above BFS, two
+  validation sites' target harvest lower). Smooth idf for the crawl's clusters too
   (``idf: smooth``) raised the validation micro-F (0.732 -> 0.810) but lowered three
   validation sites' target harvest: an option; ``kinds: smooth_idf`` keeps its kinds and the
   plain clusters' crawl. The earlier guard
@@ -141,6 +143,7 @@ class LearnerSettings(Settings):
     kind_folder_join: bool | None
     kind_section_join: bool | None
     kind_levels: str | None
+    state_levels: str | None
     namespace_test: str | None
 
     def __post_init__(self):
@@ -330,10 +333,23 @@ class LearnerParams:
     def kind_levels_(self) -> str:
         """How the kind model reads a page's XPaths: ``collapsed``, a block's nesting level read
         away (``div[sect1]/div[sect2]`` -> ``div[sect]``: :func:`kinds.levels_collapsed`), or
-        ``as_written``; the crawl's clusters read them as written either way."""
+        ``as_written``; the crawl's clusters read them by :attr:`state_levels_`."""
         if self.kind_levels is not None:
             return self.kind_levels
         return "as_written" if self.method == "paper" else "collapsed"   # issue 30's round 10
+
+    @property
+    def state_levels_(self) -> str:
+        """How the crawl's clusters (its navigation states) read a page's XPaths: ``collapsed``
+        or ``as_written``, as :attr:`kind_levels_` for the kind model. Sections of one manual that
+        nest to different depths split into states no better than into kinds: each state then
+        holds a few of the target's pages beside pages of another type, and a target crawl's
+        verdict follows whatever else its state holds (GnuCash's license chain). Collapsed,
+        GnuCash's target crawl rose from below BFS to above it, but two validation sites lost
+        target harvest (issue 30's round 11), so it is an option."""
+        if self.state_levels is not None:
+            return self.state_levels
+        return "as_written"   # an option: validation said no in issue 30's round 11 (docs/source.md)
 
     @property
     def kind_folder_join_(self) -> bool:
@@ -374,7 +390,8 @@ class LearnerParams:
                    "link_context": (self.link_context_, LINK_CONTEXT_MODES),
                    "idf": (self.idf_mode_, IDF_MODES),
                    "kinds": (self.kinds_, KIND_MODES),
-                   "kind_levels": (self.kind_levels_, KIND_LEVELS)}
+                   "kind_levels": (self.kind_levels_, KIND_LEVELS),
+                   "state_levels": (self.state_levels_, KIND_LEVELS)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
