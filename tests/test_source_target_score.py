@@ -10,7 +10,7 @@ from settings_support import sitemap_learner
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.learner import SitemapLearner
-from crawlplan.source.target import FAMILY_FIRST, ExampleFamily, TargetFeedback, hub_worth
+from crawlplan.source.target import FAMILY_FIRST, LIKELY, ExampleFamily, TargetFeedback, hub_worth
 from crawlplan.source.url_kinds import url_family
 
 HOST = "https://f.example"
@@ -131,6 +131,34 @@ def test_rate_puts_a_hub_listing_many_targets_above_an_unlikely_target():
             assert fb.value(1.0, 123.0) == pytest.approx(1.0)     # a sure target is worth 1 whatever it lists
 
 
+def test_likely_first_takes_likely_targets_by_the_paper_then_hubs_by_rate():
+    """``likely_first``: a row that leads to the target at least two times in three is a likely
+    target, scored by the paper's blend and ranked before every other link; among the others a
+    package page listing seven new classes (7/8 targets per fetch) outranks a row that was a class
+    three times in ten (0.3), where the paper's blend takes the unlikely target."""
+    rows = {(0, "source-link"): {1: 0.3, 2: 0.7}, (0, "package-link"): {3: 1.0},
+            (0, "class-link"): {1: 0.7, 2: 0.3}, (0, "sure-link"): {1: 1.0}}
+    learner = sitemap_learner(target_feedback=0)
+    assert learner.target_score_ == "likely_first"
+    learner.clusters_ = [0, 1, 2, 3]
+    learner.navigation_ = rows
+    learner.cluster_yield_ = {3: {1: 7.0}, 0: {1: 1.0}}
+    learner.url_families_ = {}
+    probs = {k: nav.row_probabilities(v) for k, v in rows.items()}
+    fb = TargetFeedback(learner, probs, target=1)
+    paper = sitemap_learner(target_score="paper", target_feedback=0)
+    paper.clusters_, paper.navigation_, paper.url_families_ = learner.clusters_, rows, {}
+    blend = TargetFeedback(paper, probs, target=1)
+    order = sorted(rows, key=lambda r: -fb.score(r))
+    assert order == [(0, "sure-link"), (0, "class-link"), (0, "package-link"), (0, "source-link")]
+    for likely in ((0, "sure-link"), (0, "class-link")):     # the paper's blend, one band up
+        assert fb.score(likely) == pytest.approx(1.0 + blend.score(likely))
+    assert fb.score((0, "package-link")) == pytest.approx(7 / 8)      # rate's value, below the band
+    assert fb.score((0, "source-link")) == pytest.approx(0.3)
+    assert blend.score((0, "source-link")) > blend.score((0, "package-link"))
+    assert fb.score((0, "sure-link")) < FAMILY_FIRST + LIKELY    # a family link scores at least that: still first
+
+
 def test_the_family_target_counts_links_by_url():
     """When the example's family is the target, a cluster's worth is its distinct links into
     the family, by URL: the lists' hot-thread box, the same thread on both pages, counts once,
@@ -151,7 +179,7 @@ def test_a_learner_without_yields_ranks_by_p_alone():
 
 def test_presets_validation_and_json_round_trip():
     assert sitemap_learner(method="paper").target_score_ == "paper"
-    assert sitemap_learner().target_score_ == "paper"   # chosen on the validation sites (issue 30)
+    assert sitemap_learner().target_score_ == "likely_first"   # chosen on the validation sites (issue 30)
     with pytest.raises(ValueError, match="target_score"):
         sitemap_learner(target_score="pagerank").validate()
     # twelve pages of two shapes and one far page (an outlier: noise kept); links into a

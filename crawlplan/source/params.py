@@ -235,10 +235,14 @@ class LearnerParams:
         cluster's sampled pages); ``yield`` = the same blend with each cluster's hub worth the
         distinct target links one sampled page of it yields (:func:`navigation.sample_yields`);
         ``rate`` = targets per page fetched, (P(C_t) + Y) / (1 + Y) with Y those yields in
-        links (counted by URL when the target is the example's URL family)."""
+        links (counted by URL when the target is the example's URL family); ``likely_first`` =
+        the paper's blend for links whose row leads to the target at least two times in three,
+        ranked before all others, which ``rate`` ranks (a hub is taken once no likely target is
+        left)."""
         if self.target_score is not None:
             return self.target_score
-        return "paper"   # both methods: rate and yield helped the design sites only (issue 30, docs/source.md)
+        # rate and yield helped the design sites only (issue 30); likely_first passed the rule in round 11
+        return "paper" if self.method == "paper" else "likely_first"
 
     @property
     def url_merge_(self) -> float:

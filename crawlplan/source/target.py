@@ -1,9 +1,11 @@
 """The target crawl's link score: what a link found under one (cluster, Apath) row is worth to a
 crawl that wants pages of one kind (SOUrCe section 4.3), and the example page's URL family.
 
-Three scores (``target_score``): the paper's blend of P(C_t | row) and a HITS hub score, the
-same blend with hubs by the distinct target links a page yields, and ``rate`` (the default until issue 30) —
-the targets gained per page fetched, which puts a hub page and a likely target on one scale.
+Four scores (``target_score``): the paper's blend of P(C_t | row) and a HITS hub score, the
+same blend with hubs by the distinct target links a page yields, ``rate`` (the default until
+issue 30) — the targets gained per page fetched, which puts a hub page and a likely target on one
+scale — and ``likely_first`` (the default since issue 30's round 11): the paper's blend for the
+links whose row mostly leads to the target, and ``rate`` for the rest, after them.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from crawlplan.source.url_kinds import (
     url_family,
 )
 
-TARGET_SCORES = ("paper", "yield", "rate")
+TARGET_SCORES = ("paper", "yield", "rate", "likely_first")
 # added to the score of a link in the example's family: it ranks before every link outside it
-# (those score at most 1)
+# (those score at most 1, at most 2 with likely_first)
 FAMILY_FIRST = 1.0
+# likely_first: a link whose row leads to the target at least this often (url_kinds.MOSTLY) is a
+# likely target; added to its score, it ranks before every link that is not (scored by rate, <= 1)
+LIKELY = 1.0
 
 
 class TargetFeedback:
@@ -70,8 +75,13 @@ class TargetFeedback:
         self.hits: Counter = Counter()
         self.family = example_family(learner, example, target)
         self.family_is_target = _family_holds_target(learner, self.family, target)
-        self.hubs = hub_worth(learner, target, self.family if self.family_is_target else None,
+        family = self.family if self.family_is_target else None
+        self.hubs = hub_worth(learner, target, family, basis="hits" if self.mode == "likely_first" else None,
                               normalise=self.mode != "rate")
+        # likely_first scores the links that are not likely targets by rate: yields in links
+        self.yields = hub_worth(learner, target, family, basis="yields", normalise=False) \
+            if self.mode == "likely_first" else self.hubs
+        self._yield_of: dict[tuple, float] = {}
 
     def in_family(self, url: str | None) -> bool:
         return self.family is not None and url is not None and url in self.family
@@ -104,18 +114,39 @@ class TargetFeedback:
         classes (0.875). The blends weigh a hub score that sums to 1 over the clusters by
         1 - alpha = 0.2, so no hub ever beats a row that leads to the target one time in four."""
         if self.mode == "rate":
-            return (p_target + hub) / (1.0 + hub)
+            return _rate(p_target, hub)
         return self.alpha * p_target + (1 - self.alpha) * hub
 
     def score(self, row: tuple, url: str | None = None) -> float:
         hub = self.prior(row)[1]
         if self.in_family(url):
             # P = 1, and ranked before every link outside the family; the hub term breaks ties
-            return FAMILY_FIRST + self.value(1.0, 0.0) + self.value(0.0, hub)
-        if self.family_is_target:
-            # outside the family is outside the target: only the way on counts
-            return self.value(0.0, hub)
-        return self.value(self._p_target(row), hub)
+            first = FAMILY_FIRST + (LIKELY if self.mode == "likely_first" else 0.0)
+            return first + self.value(1.0, 0.0) + self.value(0.0, hub)
+        # outside the family where the family is the target: only the way on counts
+        p_target = 0.0 if self.family_is_target else self._p_target(row)
+        if self.mode != "likely_first":
+            return self.value(p_target, hub)
+        if p_target >= MOSTLY:
+            return LIKELY + self.value(p_target, hub)
+        return _rate(p_target, self._row_yield(row))
+
+    def _row_yield(self, row: tuple) -> float:
+        """The target links a page behind the row is expected to reveal (``likely_first``'s
+        second band): sum_j P(C_j | row) Y_j over the clusters' sample yields.
+
+        Why a second band: the paper's blend weighs a hub by 1 - alpha, so no hub outranks a row
+        that leads to the target one time in four, and once the rows that lead to targets are
+        used up the crawl follows rows that led to a target *sometimes* (a Doxygen or javadoc
+        class page's links to source listings) while the class lists that would reveal the
+        rest are never fetched (SFML's API, a design site: harvest 0.786, BFS's, against a
+        ceiling of 0.990). ``rate`` alone takes such hubs early, before likely targets, which
+        the validation sites did not take (docs/source.md, issue 30's round 1); here a hub
+        waits until no likely target is left."""
+        if row not in self._yield_of:
+            probs = self.rows.get(row) or {}
+            self._yield_of[row] = sum(p * self.yields.get(c, 0.0) for c, p in probs.items())
+        return self._yield_of[row]
 
     def _p_target(self, row: tuple) -> float:
         """P(C_t | row): the table's, or with ``target_feedback`` its online estimate."""
@@ -139,14 +170,22 @@ class TargetFeedback:
         return self._p_target(row)
 
 
-def hub_worth(learner, target: int, family: ExampleFamily | None = None, *,
+def _rate(p_target: float, links: float) -> float:
+    """Targets per page fetched: (P + Y) / (1 + Y) (:meth:`TargetFeedback.value`)."""
+    return (p_target + links) / (1.0 + links)
+
+
+def hub_worth(learner, target: int, family: ExampleFamily | None = None, *, basis: str | None = None,
               normalise: bool = True) -> dict[int, float]:
-    """Each cluster's worth as a hub for a target crawl (``learner.target_score_``): the paper's
-    HITS hub on the target column, or the distinct target links one page of the cluster yields
-    in the sample (``cluster_yield_``; with a ``family`` that is the target, the links into that
-    family, counted by URL in ``kind_yield_``) — summing to 1 with ``normalise``, as links per
-    page without."""
-    if learner.target_score_ == "paper":
+    """Each cluster's worth as a hub for a target crawl (``basis``; by default what
+    ``learner.target_score_`` uses): ``hits``, the paper's HITS hub on the target column, or
+    ``yields``, the distinct target links one page of the cluster yields in the sample
+    (``cluster_yield_``; with a ``family`` that is the target, the links into that family,
+    counted by URL in ``kind_yield_``) — summing to 1 with ``normalise``, as links per page
+    without."""
+    if basis is None:
+        basis = "hits" if learner.target_score_ in ("paper", "likely_first") else "yields"
+    if basis == "hits":
         A = nav.adjacency(learner.navigation_, learner.clusters_)
         return nav.hits(A, learner.clusters_, target=target)[0]
     # a learner put together without a sample (no yields) has no hub worth: Y = 0, links rank by P
