@@ -58,6 +58,9 @@ Two configurations (``method``):
     chapters gather), but the crawl's rows need the finer clusters (issue 30, round 6); the kind
     model reads a block's nesting level away (``kind_levels: collapsed``, round 10), so a
     manual's long sections (sub-sections nested in them) and short ones are one kind.
+  * a target crawl takes the links whose row mostly leads to the target first (by the paper's
+    blend), then the rest by targets per fetch, so a hub that lists many targets is taken once
+    no likely target is left (``target_score: likely_first``, issue 30's round 11).
   * in a flat site, where the example's folder holds the whole sample, the target family is the
     example's file-name kind when the structure agrees (``kind_markers: clusters_flat``; git's
     ``git-*`` commands), while a folder that mixes kinds is not narrowed (round 6).
