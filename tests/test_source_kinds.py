@@ -225,18 +225,20 @@ def _docbook_manual(seed: int):
     return bags, kinds, urls
 
 
+def _labels_of(labels, kinds, kind) -> set:
+    """The labels (kinds or crawl states) the pages of one true kind got."""
+    return {k for k, t in zip(labels.tolist(), kinds) if t == kind}
+
+
 def test_sections_of_any_depth_are_one_kind_with_levels_collapsed():
     bags, kinds, urls = _docbook_manual(seed=1)
     collapsed = sitemap_learner().fit(bags, urls=urls, links=[[] for _ in bags])
     as_written = sitemap_learner(kind_levels="as_written").fit(bags, urls=urls, links=[[] for _ in bags])
     assert collapsed.kind_levels_ == "collapsed" and sitemap_learner(method="paper").kind_levels_ == "as_written"
 
-    def kinds_of(labels, kind):
-        return {k for k, t in zip(labels.tolist(), kinds) if t == kind}
-
-    sections, chapters = kinds_of(collapsed.kind_labels_, "section"), kinds_of(collapsed.kind_labels_, "chapter")
+    sections, chapters = _labels_of(collapsed.kind_labels_, kinds, "section"), _labels_of(collapsed.kind_labels_, kinds, "chapter")
     assert len(sections) == 1 and -1 not in sections and len(chapters) == 1 and not sections & chapters
-    assert len(kinds_of(as_written.kind_labels_, "section")) >= 2          # split by depth
+    assert len(_labels_of(as_written.kind_labels_, kinds, "section")) >= 2          # split by depth
     assert (collapsed.labels_ == as_written.labels_).all()                  # the crawl's clusters read paths as written
     fresh, fresh_kinds, fresh_urls = _docbook_manual(seed=2)
     predicted = collapsed.predict_kind(fresh, urls=fresh_urls)
@@ -256,14 +258,11 @@ def test_state_levels_collapsed_makes_the_sections_one_crawl_state():
     collapsed = sitemap_learner(state_levels="collapsed").fit(bags, urls=urls, links=[[] for _ in bags])
     assert as_written.state_levels_ == "as_written" and sitemap_learner(method="paper").state_levels_ == "as_written"
 
-    def states_of(labels, kind):
-        return {k for k, t in zip(labels.tolist(), kinds) if t == kind}
-
     depth = {i: i % 3 for i, t in enumerate(kinds) if t == "section"}    # sub-section levels, 0-2
     assert all(len({depth[i] for i in depth if as_written.labels_[i] == s}) == 1
-               for s in states_of(as_written.labels_, "section"))          # as written: a state per depth
-    sections = states_of(collapsed.labels_, "section")
-    assert len(sections) == 1 and -1 not in sections and not sections & states_of(collapsed.labels_, "chapter")
+               for s in _labels_of(as_written.labels_, kinds, "section"))          # as written: a state per depth
+    sections = _labels_of(collapsed.labels_, kinds, "section")
+    assert len(sections) == 1 and -1 not in sections and not sections & _labels_of(collapsed.labels_, kinds, "chapter")
     assert (collapsed.kind_labels_ == as_written.kind_labels_).all()      # the kinds read levels by kind_levels
     fresh, fresh_kinds, fresh_urls = _docbook_manual(seed=2)
     predicted = collapsed.predict(fresh, urls=fresh_urls)
