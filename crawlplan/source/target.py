@@ -76,8 +76,7 @@ class TargetFeedback:
         self.family = example_family(learner, example, target)
         self.family_is_target = _family_holds_target(learner, self.family, target)
         family = self.family if self.family_is_target else None
-        self.hubs = hub_worth(learner, target, family, basis="hits" if self.mode == "likely_first" else None,
-                              normalise=self.mode != "rate")
+        self.hubs = hub_worth(learner, target, family, normalise=self.mode != "rate")
         # likely_first scores the links that are not likely targets by rate: yields in links
         self.yields = hub_worth(learner, target, family, basis="yields", normalise=False) \
             if self.mode == "likely_first" else self.hubs
