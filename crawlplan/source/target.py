@@ -77,21 +77,23 @@ class TargetFeedback:
         self.family_is_target = _family_holds_target(learner, self.family, target)
         family = self.family if self.family_is_target else None
         self.hubs = hub_worth(learner, target, family, normalise=self.mode != "rate")
-        # likely_first scores the links that are not likely targets by rate: yields in links
+        # likely_first scores the links that are not likely targets by rate, from the yields in
+        # links; rate's own hubs are those yields already
         self.yields = hub_worth(learner, target, family, basis="yields", normalise=False) \
-            if self.mode == "likely_first" else self.hubs
-        self._yield_of: dict[tuple, float] = {}
+            if self.mode == "likely_first" else None
 
     def in_family(self, url: str | None) -> bool:
         return self.family is not None and url is not None and url in self.family
 
-    def prior(self, row: tuple) -> tuple[float, float]:
-        """(P(C_t | row), sum_j P(C_j | row) h_j) from the navigation table: with ``rate`` the
-        second is the target links a page behind the row is expected to reveal."""
+    def prior(self, row: tuple) -> tuple[float, float, float]:
+        """(P(C_t | row), sum_j P(C_j | row) h_j, sum_j P(C_j | row) Y_j) from the navigation
+        table: the hub term of the score and the target links a page behind the row is expected
+        to reveal (with ``rate`` the two are one; only ``likely_first`` reads the third apart)."""
         if row not in self._prior:
             probs = self.rows.get(row) or {}
-            self._prior[row] = (probs.get(self.target, 0.0),
-                                sum(p * self.hubs.get(c, 0.0) for c, p in probs.items()))
+            hub = sum(p * self.hubs.get(c, 0.0) for c, p in probs.items())
+            links = hub if self.yields is None else sum(p * self.yields.get(c, 0.0) for c, p in probs.items())
+            self._prior[row] = (probs.get(self.target, 0.0), hub, links)
         return self._prior[row]
 
     def is_hit(self, cluster: int, url: str | None = None) -> bool:
@@ -128,24 +130,15 @@ class TargetFeedback:
             return self.value(p_target, hub)
         if p_target >= MOSTLY:
             return LIKELY + self.value(p_target, hub)
-        return _rate(p_target, self._row_yield(row))
-
-    def _row_yield(self, row: tuple) -> float:
-        """The target links a page behind the row is expected to reveal (``likely_first``'s
-        second band): sum_j P(C_j | row) Y_j over the clusters' sample yields.
-
-        Why a second band: the paper's blend weighs a hub by 1 - alpha, so no hub outranks a row
-        that leads to the target one time in four, and once the rows that lead to targets are
-        used up the crawl follows rows that led to a target *sometimes* (a Doxygen or javadoc
-        class page's links to source listings) while the class lists that would reveal the
-        rest are never fetched (SFML's API, a design site: harvest 0.786, BFS's, against a
-        ceiling of 0.990). ``rate`` alone takes such hubs early, before likely targets, which
-        the validation sites did not take (docs/source.md, issue 30's round 1); here a hub
-        waits until no likely target is left."""
-        if row not in self._yield_of:
-            probs = self.rows.get(row) or {}
-            self._yield_of[row] = sum(p * self.yields.get(c, 0.0) for c, p in probs.items())
-        return self._yield_of[row]
+        # Why a second band: the paper's blend weighs a hub by 1 - alpha, so no hub outranks a row
+        # that leads to the target one time in four, and once the rows that lead to targets are
+        # used up the crawl follows rows that led to a target *sometimes* (a Doxygen or javadoc
+        # class page's links to source listings) while the class lists that would reveal the
+        # rest are never fetched (SFML's API, a design site: harvest 0.786, BFS's, against a
+        # ceiling of 0.990). rate alone takes such hubs early, before likely targets, which the
+        # validation sites did not take (docs/source.md, issue 30's round 1); here a hub waits
+        # until no likely target is left.
+        return _rate(p_target, self.prior(row)[2])
 
     def _p_target(self, row: tuple) -> float:
         """P(C_t | row): the table's, or with ``target_feedback`` its online estimate."""
