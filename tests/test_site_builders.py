@@ -53,7 +53,8 @@ def test_split_is_the_stated_rule():
     issue 30, two drawn with seed 30 are design, the rest validation; at least a third of all
     labelled sites validate, and several generator families appear only in validation. Sites
     added in round 7 of issue 30 (chosen to design on) are design; round 10 added one site to
-    each side, round 11 one to validation, then one to design."""
+    each side, round 11 one to validation, then one to design, round 12 one to design and two to
+    validation."""
     splits = build_sites.site_splits()
     later = [s for s, v in splits.items() if v["added"] == "issue 30 round 7"]
     assert all(splits[s]["split"] == "design" for s in later)
@@ -63,6 +64,10 @@ def test_split_is_the_stated_rule():
     round11 = {s: v["split"] for s, v in splits.items() if v["added"] == "issue 30 round 11"}
     assert round11 == {"www.freepascal.org": "validation", "www.sfml-dev.org": "design"}
     later += sorted(round11)
+    round12 = {s: v["split"] for s, v in splits.items() if v["added"] == "issue 30 round 12"}
+    assert round12 == {"downloads.haskell.org": "design", "www.boost.org": "validation",
+                       "projects.camlcity.org": "validation"}
+    later += sorted(round12)
     old = sorted(s for s, v in splits.items() if not str(v["added"]).startswith("issue 30"))
     new = sorted(s for s, v in splits.items() if v["added"] == "issue 30")
     assert len(old) == 16 and len(new) >= 12
