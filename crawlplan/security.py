@@ -66,12 +66,13 @@ def safe_name(name: str, max_len: int = 150) -> str:
     """A host/site name -> one file-name component (no separators, never ``.`` or ``..``).
 
     Letters, digits, ``.``, ``-`` and ``_`` are kept, everything else is percent-encoded, so
-    distinct names stay distinct; over-long names are cut and suffixed with a hash.
+    distinct names stay distinct; over-long names are cut and suffixed with a hash. The empty
+    name becomes ``%empty``, which no encoding can give (``%`` is always followed by two
+    upper-case hex digits there), so it cannot meet a real name such as ``"\x00"`` (``%00``).
     """
     encoded = quote(str(name), safe="")
-    encoded = encoded.replace("%2E", ".")
     if encoded in ("", ".", "..") or encoded.startswith("."):
-        encoded = "%2E" + encoded[1:] if encoded else "%00"
+        encoded = "%2E" + encoded[1:] if encoded else "%empty"
     if len(encoded) > max_len:
         digest = hashlib.sha256(str(name).encode("utf-8", "surrogatepass")).hexdigest()[:16]
         encoded = f"{encoded[:max_len - 17]}-{digest}"

@@ -80,6 +80,13 @@ def test_safe_name_keeps_distinct_names_distinct(a, b):
         assert safe_name(a) != safe_name(b)
 
 
+def test_safe_name_of_the_empty_name_meets_no_real_name():
+    """hypothesis found '' and '\x00' both named '%00'; the empty name now has a name no
+    percent-encoding gives."""
+    assert safe_name("") == "%empty"
+    assert len({safe_name(n) for n in ("", "\x00", "%", "%empty", "%00")}) == 5
+
+
 def test_safe_join_refuses_escapes(tmp_path):
     for name in ODD_NAMES:
         path = safe_join(tmp_path, safe_name(name) + ".json")
