@@ -82,6 +82,7 @@ CANDIDATES = {
     "default, one twin makes namespaces (namespace_test pairwise)": {
         "method": "default", "namespace_test": "pairwise"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
+    "default, the target crawl seeks the example's kind (target_unit kind)": {"method": "default", "target_unit": "kind"},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
     "default, targets per fetch (target_score rate)": {"method": "default", "target_score": "rate"},
     "default, no BFS guard (crawl_guard off)": {"method": "default", "crawl_guard": "off"},

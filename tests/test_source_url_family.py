@@ -227,19 +227,19 @@ def _whole_site_folder(command_cluster: dict[int, int]):
 
 def test_whole_site_folder_narrows_to_the_example_kind_when_the_structure_agrees():
     learner, docs = _whole_site_folder({0: 37, 2: 3})           # 93% of the commands in cluster 0
-    family = example_family(learner, f"{docs}/git-commit.html", target=0)
+    family = example_family(learner, f"{docs}/git-commit.html", targets={0})
     assert family.kind == "git" and f"{docs}/git-push.html" in family
     assert f"{docs}/gitglossary.html" not in family and f"{docs}/index.html" not in family
     assert example_family(learner, f"{docs}/git-commit.html") is None              # no target cluster
-    assert example_family(learner, f"{docs}/git-commit.html", target=2) is None    # not where the kind is
-    assert example_family(learner, f"{docs}/gitglossary.html", target=0) is None   # unmarked: no kind
+    assert example_family(learner, f"{docs}/git-commit.html", targets={2}) is None    # not where the kind is
+    assert example_family(learner, f"{docs}/gitglossary.html", targets={0}) is None   # unmarked: no kind
 
 
 def test_whole_site_folder_stays_off_when_the_prefix_spans_templates():
     """Doxygen-shaped: ``class_*.html`` and ``class_*-members.html`` share the marker, half the
     pages in each cluster: the prefix is no kind of page, the crawl is left to the structure."""
     learner, docs = _whole_site_folder({0: 20, 1: 20})
-    assert example_family(learner, f"{docs}/git-commit.html", target=0) is None
+    assert example_family(learner, f"{docs}/git-commit.html", targets={0}) is None
 
 
 def test_family_links_are_fetched_before_every_other_link():
@@ -298,11 +298,11 @@ def test_markers_in_a_flat_sites_target_only():
     learner, docs = _whole_site_folder({0: 37, 2: 3})
     flat = sitemap_learner(target_score="paper", kind_markers="clusters_flat")
     flat.url_families_, flat.url_kind_clusters_ = learner.url_families_, learner.url_kind_clusters_
-    family = example_family(flat, f"{docs}/git-commit.html", target=0)
+    family = example_family(flat, f"{docs}/git-commit.html", targets={0})
     assert family.kind == "git" and f"{docs}/gitglossary.html" not in family
     plain = sitemap_learner(target_score="paper", kind_markers="clusters")
     plain.url_families_, plain.url_kind_clusters_ = learner.url_families_, learner.url_kind_clusters_
-    assert example_family(plain, f"{docs}/git-commit.html", target=0) is None
+    assert example_family(plain, f"{docs}/git-commit.html", targets={0}) is None
     io = "https://docs.example.rs/kit/1.0/kit/io"
     rust = _learner(_rustdoc(), kind_markers="clusters_flat")
     assert example_family(rust, f"{io}/struct.Alpha.html").kind is None

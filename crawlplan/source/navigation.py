@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Collection
 
 import numpy as np
 
@@ -107,11 +108,12 @@ def _l1(v: np.ndarray) -> np.ndarray:
     return v / s if s > 0 else v
 
 
-def hits(A: np.ndarray, clusters: list[int], target: int | None = None) -> tuple[dict, dict]:
+def hits(A: np.ndarray, clusters: list[int], target: int | Collection[int] | None = None) -> tuple[dict, dict]:
     """Hub and authority scores on the cluster graph.
 
     UCC (no target): M = A with the diagonal zeroed, 100 power iterations. Target t: M keeps
-    only column t, so a = e_t and h_i is proportional to A[i][t].
+    only column t, so a = e_t and h_i is proportional to A[i][t]. Several target clusters (a
+    kind, ``target.target_clusters``) are one column, the sum of theirs.
     """
     n = len(clusters)
     if n == 0:
@@ -121,8 +123,9 @@ def hits(A: np.ndarray, clusters: list[int], target: int | None = None) -> tuple
         np.fill_diagonal(M, 0.0)
     else:
         M = np.zeros_like(A)
-        t = clusters.index(target)
-        M[:, t] = A[:, t]
+        columns = [clusters.index(t) for t in sorted(target)] if isinstance(target, Collection) \
+            else [clusters.index(target)]
+        M[:, columns[0]] = A[:, columns].sum(axis=1)
     a = np.full(n, 1.0 / n)
     h = np.full(n, 1.0 / n)
     for _ in range(HITS_ITERATIONS):

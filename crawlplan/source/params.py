@@ -73,7 +73,9 @@ Two configurations (``method``):
   (``kind_folder_join``); kinds joined by their section (``kind_section_join``) raised the
   validation mean but lowered two validation sites, and so did the crawl's clusters read with
   their levels away (``state_levels: collapsed``, round 11: GnuCash's crawls above BFS, two
-  validation sites' target harvest lower). Smooth idf for the crawl's clusters too
+  validation sites' target harvest lower), and so did a target crawl that seeks every cluster
+  of the example's kind (``target_unit: kind``, round 13: GnuCash's and Boost's target crawls
+  above BFS). Smooth idf for the crawl's clusters too
   (``idf: smooth``) raised the validation micro-F (0.732 -> 0.810) but lowered three
   validation sites' target harvest: an option; ``kinds: smooth_idf`` keeps its kinds and the
   plain clusters' crawl. The earlier guard
@@ -92,7 +94,7 @@ from crawlplan.source.features import XPATH_CLASS_MODES
 from crawlplan.source.guard import GUARDS
 from crawlplan.source.kinds import KIND_LEVELS
 from crawlplan.source.link_context import LINK_CONTEXT_MODES
-from crawlplan.source.target import TARGET_SCORES
+from crawlplan.source.target import TARGET_SCORES, TARGET_UNITS
 from crawlplan.source.url_kinds import MOSTLY
 
 METHODS = ("default", "paper")
@@ -134,6 +136,7 @@ class LearnerSettings(Settings):
     max_df: float
     url_merge: float | None
     target_score: str | None
+    target_unit: str | None
     folder_cut: str | None
     crawl_guard: str | None
     crawl_guard_slack: float
@@ -246,6 +249,16 @@ class LearnerParams:
             return self.target_score
         # rate and yield helped the design sites only (issue 30); likely_first passed the rule in round 11
         return "paper" if self.method == "paper" else "likely_first"
+
+    @property
+    def target_unit_(self) -> str:
+        """What a target crawl seeks (``target.target_clusters``): ``cluster``, the example's
+        structural cluster (the paper); ``kind``, every structural cluster whose sample pages are
+        mostly of the example's cluster's kind (``kind_labels_``), so a kind that the structure
+        splits into several clusters is sought, counted and hubbed as one."""
+        if self.target_unit is not None:
+            return self.target_unit
+        return "cluster"
 
     @property
     def url_merge_(self) -> float:
@@ -391,6 +404,7 @@ class LearnerParams:
                    "eps_rule": (self.eps_rule_, ("histogram", "guarded", "select")),
                    "target_url": (self.target_url_, TARGET_URL_MODES),
                    "target_score": (self.target_score_, TARGET_SCORES),
+                   "target_unit": (self.target_unit_, TARGET_UNITS),
                    "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
                    "namespace_test": (self.namespace_test_, NAMESPACE_TESTS),
                    "crawl_guard": (self.crawl_guard_, GUARDS),

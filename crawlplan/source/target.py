@@ -11,6 +11,7 @@ links whose row mostly leads to the target, and ``rate`` for the rest, after the
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
@@ -24,6 +25,7 @@ from crawlplan.source.url_kinds import (
 )
 
 TARGET_SCORES = ("paper", "yield", "rate", "likely_first")
+TARGET_UNITS = ("cluster", "kind")
 # added to the score of a link in the example's family: it ranks before every link outside it
 # (those score at most 1, at most 2 with likely_first)
 FAMILY_FIRST = 1.0
@@ -66,6 +68,7 @@ class TargetFeedback:
 
     def __init__(self, learner, rows: dict, target: int, example: str | None = None):
         self.rows, self.target = rows, target
+        self.targets = target_clusters(learner, target)
         self.alpha = learner.alpha_target
         self.mode = learner.target_score_
         self.prior_weight = getattr(learner, "target_feedback_", 0.0)
@@ -73,13 +76,13 @@ class TargetFeedback:
         self._prior: dict[tuple, tuple[float, float]] = {}
         self.fetched: Counter = Counter()
         self.hits: Counter = Counter()
-        self.family = example_family(learner, example, target)
-        self.family_is_target = _family_holds_target(learner, self.family, target)
+        self.family = example_family(learner, example, self.targets)
+        self.family_is_target = _family_holds_target(learner, self.family, self.targets)
         family = self.family if self.family_is_target else None
-        self.hubs = hub_worth(learner, target, family, normalise=self.mode != "rate")
+        self.hubs = hub_worth(learner, self.targets, family, normalise=self.mode != "rate")
         # likely_first scores the links that are not likely targets by rate, from the yields in
         # links; rate's own hubs are those yields already
-        self.yields = hub_worth(learner, target, family, basis="yields", normalise=False) \
+        self.yields = hub_worth(learner, self.targets, family, basis="yields", normalise=False) \
             if self.mode == "likely_first" else None
 
     def in_family(self, url: str | None) -> bool:
@@ -93,13 +96,13 @@ class TargetFeedback:
             probs = self.rows.get(row) or {}
             hub = sum(p * self.hubs.get(c, 0.0) for c, p in probs.items())
             links = hub if self.yields is None else sum(p * self.yields.get(c, 0.0) for c, p in probs.items())
-            self._prior[row] = (probs.get(self.target, 0.0), hub, links)
+            self._prior[row] = (sum(probs.get(t, 0.0) for t in self.targets), hub, links)
         return self._prior[row]
 
     def is_hit(self, cluster: int, url: str | None = None) -> bool:
         if self.family_is_target:
             return self.in_family(url)
-        return cluster == self.target or self.in_family(url)
+        return cluster in self.targets or self.in_family(url)
 
     def observe(self, row: tuple, cluster: int, url: str | None = None) -> None:
         self.fetched[row] += 1
@@ -162,15 +165,49 @@ class TargetFeedback:
         return self._p_target(row)
 
 
+def target_clusters(learner, target: int) -> frozenset[int]:
+    """The structural clusters a target crawl seeks for an example in cluster ``target``: that
+    cluster alone (``target_unit`` cluster), or with ``kind`` every cluster whose sample pages
+    are mostly of the same kind as its own (each cluster's most common ``kind_labels_``).
+
+    Why: the structure splits one kind of page into several clusters by small differences (a
+    DocBook guide's sections with and without sub-sections, tables or figures), which the kinds
+    join again (``kinds.fit_kinds``). A crawl that seeks the example's cluster alone counts the
+    kind's other clusters as misses, spends its budget on hubs to reach its one cluster, and its
+    BFS guard judges BFS by that narrow verdict too (GnuCash's guide: 83 sections in 12
+    clusters; docs/source.md, "Never below BFS")."""
+    if getattr(learner, "target_unit_", "cluster") != "kind" or target == -1:
+        return frozenset({target})
+    kind_of = cluster_kinds(learner)
+    if kind_of.get(target, -1) == -1:   # a cluster of no kind (the kinds' noise) is sought alone
+        return frozenset({target})
+    return frozenset({c for c, k in kind_of.items() if k == kind_of[target]} | {target})
+
+
+def cluster_kinds(learner) -> dict[int, int]:
+    """{structural cluster: the kind most of its sample pages have} (outliers left out; a tie
+    goes to the smaller kind label, so the map does not depend on the sample's order)."""
+    counts: dict[int, Counter] = {}
+    for c, k in zip(learner.structural(learner.labels_).tolist(), learner.kind_labels_.tolist()):
+        if c != -1:
+            counts.setdefault(c, Counter())[k] += 1
+    return {c: min(n, key=lambda k: (-n[k], k)) for c, n in counts.items()}
+
+
+def _as_set(target: int | Collection[int]) -> frozenset[int]:
+    return frozenset(target) if isinstance(target, Collection) else frozenset({target})
+
+
 def _rate(p_target: float, links: float) -> float:
     """Targets per page fetched: (P + Y) / (1 + Y) (:meth:`TargetFeedback.value`)."""
     return (p_target + links) / (1.0 + links)
 
 
-def hub_worth(learner, target: int, family: ExampleFamily | None = None, *, basis: str | None = None,
-              normalise: bool = True) -> dict[int, float]:
-    """Each cluster's worth as a hub for a target crawl (``basis``; by default what
-    ``learner.target_score_`` uses): ``hits``, the paper's HITS hub on the target column, or
+def hub_worth(learner, target: int | Collection[int], family: ExampleFamily | None = None, *,
+              basis: str | None = None, normalise: bool = True) -> dict[int, float]:
+    """Each cluster's worth as a hub for a target crawl of ``target`` (a cluster, or the clusters
+    of :func:`target_clusters`) by ``basis`` (by default what ``learner.target_score_`` uses):
+    ``hits``, the paper's HITS hub on the target column (the target clusters' columns as one), or
     ``yields``, the distinct target links one page of the cluster yields in the sample
     (``cluster_yield_``; with a ``family`` that is the target, the links into that family,
     counted by URL in ``kind_yield_``) — summing to 1 with ``normalise``, as links per page
@@ -179,11 +216,11 @@ def hub_worth(learner, target: int, family: ExampleFamily | None = None, *, basi
         basis = "hits" if learner.target_score_ in ("paper", "likely_first") else "yields"
     if basis == "hits":
         A = nav.adjacency(learner.navigation_, learner.clusters_)
-        return nav.hits(A, learner.clusters_, target=target)[0]
+        return nav.hits(A, learner.clusters_, target=_as_set(target))[0]
     # a learner put together without a sample (no yields) has no hub worth: Y = 0, links rank by P
     if family is None:
         yields = getattr(learner, "cluster_yield_", None) or {}
-        worth = {c: yields.get(c, {}).get(target, 0.0) for c in learner.clusters_}
+        worth = {c: sum(yields.get(c, {}).get(t, 0.0) for t in sorted(_as_set(target))) for c in learner.clusters_}
     else:
         yields = getattr(learner, "kind_yield_", None) or {}
         worth = {c: sum(links for prefix, links in yields.get(c, {}).get(family.family, {}).items()
@@ -213,12 +250,14 @@ class ExampleFamily:
         return self.kind is None or marked_kind(prefix, self.markers) == self.kind
 
 
-def _family_holds_target(learner, family: ExampleFamily | None, target: int) -> bool:
-    """Whether the example's family holds ``MOSTLY`` of the target cluster's sample pages."""
-    if family is None or target == -1:   # an outlier example: no cluster to weigh the family against
+def _family_holds_target(learner, family: ExampleFamily | None, targets: frozenset[int]) -> bool:
+    """Whether the example's family holds ``MOSTLY`` of the target clusters' sample pages."""
+    if family is None or -1 in targets:   # an outlier example: no cluster to weigh the family against
         return False
-    size = (getattr(learner, "cluster_sizes_", None) or {}).get(target, 0)
-    return size > 0 and _clusters_of(learner, family)[target] >= MOSTLY * size
+    sizes = getattr(learner, "cluster_sizes_", None) or {}
+    size = sum(sizes.get(t, 0) for t in targets)
+    in_family = _clusters_of(learner, family)
+    return size > 0 and sum(in_family[t] for t in targets) >= MOSTLY * size
 
 
 def _clusters_of(learner, family: ExampleFamily) -> Counter:
@@ -232,7 +271,7 @@ def _clusters_of(learner, family: ExampleFamily) -> Counter:
     return clusters
 
 
-def example_family(learner, example: str | None, target: int | None = None) -> ExampleFamily | None:
+def example_family(learner, example: str | None, targets: Collection[int] | None = None) -> ExampleFamily | None:
     """The example page's URL family when the learner uses it (``target_url`` family) and it
     narrows the site: at most ``FAMILY_MAX_SHARE`` of the training sample in the folder.
 
@@ -243,7 +282,7 @@ def example_family(learner, example: str | None, target: int | None = None) -> E
     nearly all of it (more than ``FAMILY_MAX_SHARE``: pytest's ``release-*`` beside the folder's index),
     so a folder of names — Python's ``library/``, Django's ``releases/`` — is not narrowed.
     In a folder holding more than ``FAMILY_MAX_SHARE`` of the sample the folder names nothing,
-    but the example's kind may (:func:`_kind_in_whole_site_folder`, needs the ``target`` cluster)."""
+    but the example's kind may (:func:`_kind_in_whole_site_folder`, needs the ``targets``)."""
     if getattr(learner, "target_url_", "off") != "family" or not example:
         return None
     families = getattr(learner, "url_families_", None) or {}
@@ -255,7 +294,7 @@ def example_family(learner, example: str | None, target: int | None = None) -> E
     if in_folder / total > FAMILY_MAX_SHARE:   # a flat site: the folder names nothing, a marker may
         if not getattr(learner, "markers_in_flat_target_", True):
             return None
-        return _kind_in_whole_site_folder(learner, family, folder, example, target)
+        return _kind_in_whole_site_folder(learner, family, folder, example, targets)
     if not getattr(learner, "markers_in_target_", True):   # the folder alone names the kind
         return ExampleFamily(family)
     markers, kind, of_kind = _example_kind(folder, example)
@@ -273,23 +312,23 @@ def _example_kind(folder: dict[str, int], example: str) -> tuple[frozenset, str,
 
 
 def _kind_in_whole_site_folder(learner, family: str, folder: dict[str, int], example: str,
-                               target: int | None) -> ExampleFamily | None:
+                               targets: Collection[int] | None) -> ExampleFamily | None:
     """The example's file-name kind in a folder that holds the whole site, when the kind is one
     kind of page: it carries a kind marker, it is not nearly the whole folder, and the structure
-    agrees — ``MOSTLY`` of the kind's sample pages are in the target cluster.
+    agrees — ``MOSTLY`` of the kind's sample pages are in the target clusters.
 
     git writes every man page to ``docs/``: ``git-*.html`` commands and ``git*.html`` concepts
     share one template, so the target cluster holds both, and only the file name tells them
     apart (commands: 93% in the target cluster). Doxygen writes ``class_*.html`` and
     ``class_*-members.html`` to one folder: the ``class`` marker spans two templates (half its
     pages in each cluster), so it names no kind and the crawl is left to the structure."""
-    if target is None:
+    if targets is None:
         return None
     markers, kind, of_kind = _example_kind(folder, example)
     if not kind or of_kind > FAMILY_MAX_SHARE * sum(folder.values()):
         return None
     candidate = ExampleFamily(family, kind, markers)
     clusters = _clusters_of(learner, candidate)
-    if not clusters or clusters[target] < MOSTLY * sum(clusters.values()):
+    if not clusters or sum(clusters[t] for t in targets) < MOSTLY * sum(clusters.values()):
         return None
     return candidate
