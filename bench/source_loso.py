@@ -83,6 +83,8 @@ CANDIDATES = {
         "method": "default", "namespace_test": "pairwise"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, the target crawl seeks the example's kind (target_unit kind)": {"method": "default", "target_unit": "kind"},
+    "default, the UCC crawl values each cluster on its own (ucc_unit cluster)": {"method": "default", "ucc_unit": "cluster"},
+    "default, the sampler refilled when its queue runs dry (sampler apath_refill)": {"method": "default", "sampler": "apath_refill"},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},
     "default, targets per fetch (target_score rate)": {"method": "default", "target_score": "rate"},
     "default, no BFS guard (crawl_guard off)": {"method": "default", "crawl_guard": "off"},
@@ -215,16 +217,18 @@ def _print_loso(rows: list[dict]) -> None:
     print("| held-out site | pages (trained) | chosen on the other sites | clusters | micro-F | macro-F "
           "| purity | outliers, sample | outliers, whole mirror | purity, whole mirror |")
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
-    for r in res:
-        print(f"| {r['site']} | {r['pages']} ({r['train']}) | {r['chosen']} | {r['clusters']} | {r['micro_f']:.3f} "
-              f"| {r['macro_f']:.3f} | {r['micro_purity']:.3f} | {r['train_outlier_share']:.3f} "
-              f"| {r['full_outlier_share']:.3f} | {r['full_micro_purity']:.3f} |")
-    n = len(res)
-    print(f"\nmean micro-F {sum(r['micro_f'] for r in res) / n:.5f}, worst {min(r['micro_f'] for r in res):.3f} "
-          f"({min(res, key=lambda r: r['micro_f'])['site']}); mean purity {sum(r['micro_purity'] for r in res) / n:.3f}, "
-          f"worst {min(r['micro_purity'] for r in res):.3f}; whole-mirror outliers worst "
-          f"{max(r['full_outlier_share'] for r in res):.3f}")
+    # a sample too small to cluster has no clustering scores: "-" in the table, 0 in the means
     g = lambda r, k: r.get(k) or 0.0  # noqa: E731
+    f = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    for r in res:
+        print(f"| {r['site']} | {r['pages']} ({r['train']}) | {r['chosen']} | {r['clusters']} | {f(r['micro_f'])} "
+              f"| {f(r['macro_f'])} | {f(r['micro_purity'])} | {r['train_outlier_share']:.3f} "
+              f"| {r['full_outlier_share']:.3f} | {f(r['full_micro_purity'])} |")
+    n = len(res)
+    print(f"\nmean micro-F {sum(g(r, 'micro_f') for r in res) / n:.5f}, worst {min(g(r, 'micro_f') for r in res):.3f} "
+          f"({min(res, key=lambda r: g(r, 'micro_f'))['site']}); mean purity {sum(g(r, 'micro_purity') for r in res) / n:.3f}, "
+          f"worst {min(g(r, 'micro_purity') for r in res):.3f}; whole-mirror outliers worst "
+          f"{max(r['full_outlier_share'] for r in res):.3f}")
     print(f"held out, crawls: UCC valid ratio >= BFS on {sum(g(r, 'ucc/source/valid_ratio') >= g(r, 'ucc/bfs/valid_ratio') for r in res)}"
           f" / {n}, UCC recall > BFS on {sum(g(r, 'ucc/source/recall') > g(r, 'ucc/bfs/recall') for r in res)} / {n}, "
           f"target harvest rate >= 0.90 and > BFS on "
@@ -235,9 +239,9 @@ def _print_loso(rows: list[dict]) -> None:
     print("|---|---:|---:|---:|---:|---:|")
     for c in sorted({r["config"] for r in rows}):
         rs = [r for r in rows if r["config"] == c]
-        print(f"| {c} | {sum(goals_met(r) for r in rs)} / {GOALS * len(rs)} | {sum(r['micro_f'] for r in rs) / len(rs):.5f} "
-              f"| {min(r['micro_f'] for r in rs):.3f} "
-              f"| {sum(r['micro_purity'] for r in rs) / len(rs):.3f} | {max(r['full_outlier_share'] for r in rs):.3f} |")
+        print(f"| {c} | {sum(goals_met(r) for r in rs)} / {GOALS * len(rs)} | {sum(g(r, 'micro_f') for r in rs) / len(rs):.5f} "
+              f"| {min(g(r, 'micro_f') for r in rs):.3f} "
+              f"| {sum(g(r, 'micro_purity') for r in rs) / len(rs):.3f} | {max(r['full_outlier_share'] for r in rs):.3f} |")
     print_splits(rows)
     print_rule(rows)
 

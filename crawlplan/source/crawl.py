@@ -22,11 +22,16 @@ MODES = ("bfs", "ucc", "target")
 FRONTIER_CAP = 3000
 
 
-def sample_apath(mirror: Mirror, n: int, *, seed: int, start: str | None = None) -> list[str]:
+def sample_apath(mirror: Mirror, n: int, *, seed: int, start: str | None = None,
+                 refill: bool = False) -> list[str]:
     """SOUrCe's sampler: BFS that enqueues one random unseen link per (page, Apath).
 
     All links stay on the pages (U(p, x) is what the navigation table learns from); only the
     fetch queue is thinned, so one pagination row or one list of 50 threads costs one fetch.
+    With ``refill`` (``sampler: apath_refill``) a queue that runs dry before ``n`` pages is
+    filled again: every page fetched so far, in fetch order, enqueues one more unseen link per
+    Apath, round after round. Without it a site whose entry page lists every manual under one
+    Apath, and whose first manual links only back, is sampled by two pages.
     """
     rng = random.Random(seed)
 
@@ -36,7 +41,11 @@ def sample_apath(mirror: Mirror, n: int, *, seed: int, start: str | None = None)
             if fresh:
                 yield rng.choice(fresh)
 
-    return _breadth_first(mirror, n, start, one_per_apath)
+    def one_more_per_apath(fetched, seen):
+        for url in fetched:
+            yield from one_per_apath(url, seen)
+
+    return _breadth_first(mirror, n, start, one_per_apath, one_more_per_apath if refill else None)
 
 
 def sample_bfs(mirror: Mirror, n: int, *, start: str | None = None) -> list[str]:
@@ -48,12 +57,19 @@ def sample_bfs(mirror: Mirror, n: int, *, start: str | None = None) -> list[str]
     return _breadth_first(mirror, n, start, every_link)
 
 
-def _breadth_first(mirror: Mirror, n: int, start: str | None, expand) -> list[str]:
+def _breadth_first(mirror: Mirror, n: int, start: str | None, expand, refill=None) -> list[str]:
     """The fetch loop both samplers share; ``expand(url, seen)`` yields the links to enqueue
-    (``seen`` grows between yields, so a link is enqueued once)."""
+    (``seen`` grows between yields, so a link is enqueued once), and ``refill(fetched, seen)``,
+    when given, the links to enqueue when the queue runs dry before ``n`` pages."""
     start = start or mirror.entry
     queue, seen, out, done = deque([start]), {start}, [], set()
-    while queue and len(out) < n:
+    while len(out) < n:
+        if not queue:
+            for target in refill(out, seen) if refill is not None else ():
+                seen.add(target)
+                queue.append(target)
+            if not queue:
+                break
         url = mirror.resolve(queue.popleft())
         if url is None or url in done:
             continue
@@ -122,14 +138,13 @@ class CrawlSimulator:
                 raise ValueError("a target crawl needs an example page URL")
             feedback = TargetFeedback(self.learner, self.rows, self.target_cluster(example),
                                       example=self.mirror.resolve(example))
-        elif mode == "ucc":
-            info_c = nav.info(self.learner.hubs_, self.learner.authorities_, self.learner.alpha_ucc)
         start = start or self.mirror.entry
         counts: Counter = Counter()
-        values = worth = None
+        values = worth = states = None
         if mode == "ucc":   # the guard's verdict on a page: its cluster's worth without Balance
-            worth = nav.structure_worth(info_c, self.learner.dsim_, self.learner.clusters_, scoring)
-            values = self._ucc_values(info_c, counts, scoring)
+            states = self.learner.ucc_states()
+            worth = states.worth(scoring)
+            values = self._ucc_values(states, counts, scoring)
         # (-score, order, url, the (cluster, Apath) row the link was found under)
         heap: list[tuple[float, int, str, tuple | None]] = [(0.0, 0, start, None)]
         seen, steps, seq = {start}, [], 1
@@ -169,7 +184,7 @@ class CrawlSimulator:
             if feedback is not None and row is not None:
                 feedback.observe(row, ci, page_url)
             if mode == "ucc":
-                values = self._ucc_values(info_c, counts, scoring)
+                values = self._ucc_values(states, counts, scoring)
             for apath, target in self.mirror.pages[page_url].links:
                 if target in seen:
                     continue
@@ -188,10 +203,9 @@ class CrawlSimulator:
                 heapq.heapify(heap)
         return steps
 
-    def _ucc_values(self, info_c: dict, counts: Counter, scoring: str) -> dict:
+    def _ucc_values(self, states: nav.UccStates, counts: Counter, scoring: str) -> dict:
         """The UCC score's factor per destination cluster, Balance as the crawl stands."""
-        return nav.ucc_cluster_values(info_c, self.learner.dsim_, counts, scoring,
-                                      getattr(self.learner, "balance_weight_", 1.0))
+        return states.values(counts, scoring, getattr(self.learner, "balance_weight_", 1.0))
 
     def _bfs_next(self, shadow: BfsShadow) -> tuple[str, tuple | None, float, bool]:
         """BFS's next page (not fetched yet: ``BfsShadow.advance`` walked past those)."""

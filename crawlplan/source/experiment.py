@@ -29,6 +29,9 @@ from crawlplan.source.learner import LearnerSettings, SitemapLearner
 from crawlplan.source.mirror import Mirror
 
 ABLATIONS = ("no_dsim", "no_balance", "info_only", "dsim_balance")
+# the training samplers: the paper's (one random link per page and Apath), the same refilled when its
+# queue runs dry before the sample is full, and plain BFS
+SAMPLERS = ("apath", "apath_refill", "bfs")
 
 
 @dataclass
@@ -99,7 +102,7 @@ class SitemapSettings(Settings):
     SECTION = "source.sitemaps"
     learner: LearnerSettings
     train_size: int             # pages the sampler fetches for learning
-    sampler: str                # apath | bfs
+    sampler: str                # SAMPLERS
     seed: int
     frontier_cap: int
     ucc_budget_share: float
@@ -123,8 +126,8 @@ class SitemapSettings(Settings):
 
     def __post_init__(self):
         SitemapLearner(self.learner).validate()
-        if self.sampler not in ("apath", "bfs"):
-            raise ValueError(f"{self.SECTION}.sampler must be apath or bfs, got {self.sampler!r}")
+        if self.sampler not in SAMPLERS:
+            raise ValueError(f"{self.SECTION}.sampler must be one of {SAMPLERS}, got {self.sampler!r}")
         if not 0 < self.ucc_budget_share <= 1:
             raise ValueError(f"{self.SECTION}.ucc_budget_share must be in (0, 1], got {self.ucc_budget_share!r}")
 
@@ -140,7 +143,8 @@ def train_site(mirror: Mirror, settings: SitemapSettings) -> tuple[SitemapLearne
     if settings.sampler == "bfs":
         sample = sample_bfs(mirror, settings.train_size)
     else:
-        sample = sample_apath(mirror, settings.train_size, seed=settings.seed)
+        sample = sample_apath(mirror, settings.train_size, seed=settings.seed,
+                              refill=settings.sampler == "apath_refill")
     learner = SitemapLearner(settings.learner)
     check_features(mirror, learner)
     learner.fit([mirror.pages[u] for u in sample], urls=sample, resolve=mirror.resolve)
@@ -257,8 +261,7 @@ def host_plan(learner: SitemapLearner, *, cluster_wanted: dict[int, float] | Non
         return []
     basis = "labels" if cluster_wanted is not None else "structure"
     if cluster_wanted is None:
-        info_c = nav.info(learner.hubs_, learner.authorities_, learner.alpha_ucc)
-        cluster_wanted = nav.structure_worth(info_c, learner.dsim_, learner.clusters_)
+        cluster_wanted = learner.ucc_states().worth()
     plan = []
     for (ci, apath), row in learner.navigation_.items():
         probs = nav.row_probabilities(row)

@@ -235,3 +235,17 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
         kind_sections = section_kinds((model or learner).folder_cuts_)
         joins = _then(kinds, joins, join_by_section(joined(kinds, joins).tolist(), sections, kind_sections))
     return model, joined(kinds, joins), joins
+
+
+# what a crawl takes a structural cluster for (``target_unit``, ``ucc_unit``): itself, or its kind
+UNITS = ("cluster", "kind")
+
+
+def cluster_kinds(labels: Sequence[int], kinds: Sequence[int]) -> dict[int, int]:
+    """{cluster: the kind most of its sample pages have}, for the sample's cluster ``labels``
+    (structural clusters, or their section parts) and kind labels; a tie goes to the smaller
+    kind label, so the map does not depend on the sample's order."""
+    counts: dict[int, Counter] = {}
+    for c, k in zip(np.asarray(labels).tolist(), np.asarray(kinds).tolist()):
+        counts.setdefault(c, Counter())[k] += 1
+    return {c: min(n, key=lambda k: (-n[k], k)) for c, n in counts.items()}

@@ -21,7 +21,7 @@ from scipy import sparse
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import extract
-from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, fit_kinds, joined, levels_collapsed
+from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, cluster_kinds, fit_kinds, joined, levels_collapsed
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
@@ -281,11 +281,24 @@ class SitemapLearner(LearnerParams):
         for c in self.clusters_:
             members = Xv[labels == c]
             sizes[c] = int(members.shape[0])
-            centroid = np.asarray(members.mean(axis=0)).ravel()
-            diff = members.toarray() - centroid
-            spread[c] = float(np.sqrt((diff ** 2).sum(axis=1)).mean())
+            spread[c] = nav.spread(members)
         self.cluster_sizes_ = sizes
         self.dsim_ = nav.normalise_dsim(spread)
+
+    def ucc_states(self) -> nav.UccStates:
+        """What a UCC crawl (and a host plan without page types) values a cluster by: with
+        ``ucc_unit`` cluster each structural cluster on its own, the paper's Info and Dsim; with
+        ``kind`` the clusters of one kind (:func:`kinds.cluster_kinds`) as one unit — Info from
+        HITS on the kinds' graph, Dsim of the kind's pages together, Balance counted per kind — so
+        a kind the structure splits is not valued by how it was split. A cluster of no kind and
+        the outliers stay units of their own."""
+        if self.ucc_unit_ != "kind":
+            return nav.UccStates({c: c for c in self.clusters_},
+                                 nav.info(self.hubs_, self.authorities_, self.alpha_ucc), self.dsim_)
+        kind_of = cluster_kinds(self.structural(self.labels_), self.kind_labels_)
+        unit_of = {c: ("kind", kind_of[c]) if c != -1 and kind_of.get(c, -1) != -1 else c for c in self.clusters_}
+        return nav.unit_states(self.adjacency_, self.clusters_, unit_of, self.train_vectors_,
+                               self.structural(self.labels_), self.alpha_ucc)
 
     def fit_navigation(self, urls, links, resolve=None):
         structural = self.structural(self.labels_).tolist()

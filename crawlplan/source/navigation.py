@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Collection
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -177,6 +178,60 @@ def structure_worth(info_c: dict, dsim: dict, clusters, scoring: str = "full") -
     worth = {c: values.get(c, 0.0) for c in clusters}
     peak = max(worth.values(), default=0.0)
     return {c: (v / peak if peak > 0 else 0.0) for c, v in worth.items()}
+
+
+def spread(members) -> float:
+    """Dsim's dispersion of a cluster's sample pages (rows of a sparse matrix): the mean
+    Euclidean distance to their centroid."""
+    centroid = np.asarray(members.mean(axis=0)).ravel()
+    return float(np.sqrt(((members.toarray() - centroid) ** 2).sum(axis=1)).mean())
+
+
+@dataclass(frozen=True)
+class UccStates:
+    """What a UCC crawl values a page's cluster by (``ucc_unit``): each structural cluster's
+    *unit* — the cluster itself (the paper), or with ``kind`` its kind, so the clusters of one
+    kind share one Info, one Dsim and one Balance count — and each unit's Info (the HITS blend)
+    and Dsim. With units of one cluster each this is the paper's score exactly."""
+    unit_of: dict
+    info: dict
+    dsim: dict
+
+    def values(self, counts: Counter, scoring: str = "full", balance_weight: float = 1.0) -> dict[int, float]:
+        """Per destination cluster, the factor the UCC link score weighs P(C_j | row) by, with
+        Balance over the pages fetched per unit (:func:`ucc_cluster_values`)."""
+        per_unit: Counter = Counter()
+        for c, n in counts.items():
+            per_unit[self.unit_of.get(c, c)] += n
+        by_unit = ucc_cluster_values(self.info, self.dsim, per_unit, scoring, balance_weight)
+        return {c: by_unit.get(u, 0.0) for c, u in self.unit_of.items()}
+
+    def worth(self, scoring: str = "full") -> dict[int, float]:
+        """Each cluster's worth from the structure alone, the best 1 (:func:`structure_worth`)."""
+        by_unit = structure_worth(self.info, self.dsim, list(dict.fromkeys(self.unit_of.values())), scoring)
+        return {c: by_unit[u] for c, u in self.unit_of.items()}
+
+
+def unit_states(A: np.ndarray, clusters: list[int], unit_of: dict, vectors, labels: np.ndarray,
+                alpha: float) -> UccStates:
+    """:class:`UccStates` of units that join several clusters: HITS on the units' graph (the
+    adjacency summed over each unit's clusters; a unit's links to itself are dropped as a
+    cluster's are), Dsim of each unit's sample pages together (``vectors`` rows, structural
+    ``labels``), the outliers' unit 0."""
+    units = list(dict.fromkeys(unit_of[c] for c in clusters))
+    pos = {u: i for i, u in enumerate(units)}
+    member = np.zeros((len(clusters), len(units)))
+    for i, c in enumerate(clusters):
+        member[i, pos[unit_of[c]]] = 1.0
+    hubs, auths = hits(member.T @ A @ member, list(range(len(units))))
+    labels = np.asarray(labels)
+    dispersion = {}
+    for u, i in pos.items():
+        rows = np.isin(labels, [c for c in clusters if unit_of[c] == u and c != -1])
+        dispersion[i] = spread(vectors[rows]) if rows.any() else 0.0
+    dsim = normalise_dsim(dispersion)
+    return UccStates(dict(unit_of), info({u: hubs[i] for u, i in pos.items()}, {u: auths[i] for u, i in pos.items()}, alpha),
+                     {u: dsim[i] for u, i in pos.items()})
 
 
 def score_row(probs: dict[int, float], values: dict[int, float]) -> float:

@@ -17,7 +17,7 @@ from crawlplan.source.experiment import (
     host_plan,
     train_site,
 )
-from crawlplan.source.kinds import joined
+from crawlplan.source.kinds import cluster_kinds, joined
 from crawlplan.source.mirror import Mirror
 
 MIN_SITE_PAGES = 2
@@ -42,10 +42,8 @@ def site_tables(mirror: Mirror, settings: SitemapSettings, spec: SiteSpec | None
     sample_label = dict(zip(sample, learner.labels_.tolist()))
     # every cluster of the labels, section parts included; the scores are the structural cluster's
     sizes = Counter(learner.labels_.tolist())
-    kind_of = {}     # a cluster's kind: the kind most of its sample pages have
-    for c, k in zip(learner.labels_.tolist(), learner.kind_labels_.tolist()):
-        kind_of.setdefault(c, Counter())[k] += 1
-    clusters = [{"cluster": int(c), "part_of": int(s), "kind": int(kind_of[c].most_common(1)[0][0]),
+    kind_of = cluster_kinds(learner.labels_, learner.kind_labels_)
+    clusters = [{"cluster": int(c), "part_of": int(s), "kind": int(kind_of[c]),
                  "size": int(sizes[c]), "dsim": float(learner.dsim_.get(s, 0.0)),
                  "hub": float(learner.hubs_.get(s, 0.0)), "authority": float(learner.authorities_.get(s, 0.0)),
                  "example_url": next((u for u in sample if sample_label[u] == c), "")}

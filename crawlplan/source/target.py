@@ -15,6 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
+from crawlplan.source.kinds import cluster_kinds
 from crawlplan.source.url_kinds import (
     FAMILY_MAX_SHARE,
     MOSTLY,
@@ -25,7 +26,6 @@ from crawlplan.source.url_kinds import (
 )
 
 TARGET_SCORES = ("paper", "yield", "rate", "likely_first")
-TARGET_UNITS = ("cluster", "kind")
 # added to the score of a link in the example's family: it ranks before every link outside it
 # (those score at most 1, at most 2 with likely_first)
 FAMILY_FIRST = 1.0
@@ -178,20 +178,10 @@ def target_clusters(learner, target: int) -> frozenset[int]:
     clusters; docs/source.md, "Never below BFS")."""
     if getattr(learner, "target_unit_", "cluster") != "kind" or target == -1:
         return frozenset({target})
-    kind_of = cluster_kinds(learner)
+    kind_of = cluster_kinds(learner.structural(learner.labels_), learner.kind_labels_)
     if kind_of.get(target, -1) == -1:   # a cluster of no kind (the kinds' noise) is sought alone
         return frozenset({target})
     return frozenset({c for c, k in kind_of.items() if k == kind_of[target]} | {target})
-
-
-def cluster_kinds(learner) -> dict[int, int]:
-    """{structural cluster: the kind most of its sample pages have} (outliers left out; a tie
-    goes to the smaller kind label, so the map does not depend on the sample's order)."""
-    counts: dict[int, Counter] = {}
-    for c, k in zip(learner.structural(learner.labels_).tolist(), learner.kind_labels_.tolist()):
-        if c != -1:
-            counts.setdefault(c, Counter())[k] += 1
-    return {c: min(n, key=lambda k: (-n[k], k)) for c, n in counts.items()}
 
 
 def _as_set(target: int | Collection[int]) -> frozenset[int]:
