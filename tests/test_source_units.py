@@ -60,6 +60,10 @@ def test_the_preset_seeks_the_example_cluster_and_kind_seeks_its_kind():
     assert target_clusters(kind, LICENSE) == {LICENSE}
     assert target_clusters(kind, ODD) == {ODD}                   # a cluster of no kind is sought alone
     assert target_clusters(kind, -1) == {-1}                     # so is an outlier example's
+    outliers = _learner(target_unit="kind")
+    outliers.labels_ = np.where(np.arange(len(outliers.labels_)) == 2, -1, outliers.labels_)   # a section an outlier
+    assert cluster_kinds(outliers.labels_, outliers.kind_labels_)[-1] == 1
+    assert target_clusters(outliers, SECTION) == {SECTION, SECTION_WITH_TABLES}   # the outliers are no target
     with pytest.raises(ValueError, match="target_unit"):
         sitemap_learner(target_unit="page").validate()
 

@@ -181,7 +181,7 @@ def target_clusters(learner, target: int) -> frozenset[int]:
     kind_of = cluster_kinds(learner.structural(learner.labels_), learner.kind_labels_)
     if kind_of.get(target, -1) == -1:   # a cluster of no kind (the kinds' noise) is sought alone
         return frozenset({target})
-    return frozenset({c for c, k in kind_of.items() if k == kind_of[target]} | {target})
+    return frozenset({c for c, k in kind_of.items() if k == kind_of[target] and c != -1} | {target})
 
 
 def _as_set(target: int | Collection[int]) -> frozenset[int]:
