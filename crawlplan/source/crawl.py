@@ -7,6 +7,7 @@ reached twice (two URLs, one redirect target) is crawled once.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import random
 from collections import Counter, deque
@@ -142,7 +143,7 @@ class CrawlSimulator:
         counts: Counter = Counter()
         values = worth = states = None
         if mode == "ucc":   # the guard's verdict on a page: its cluster's worth without Balance
-            states = self.learner.ucc_states()
+            states = self._ucc_states
             worth = states.worth(scoring)
             values = self._ucc_values(states, counts, scoring)
         # (-score, order, url, the (cluster, Apath) row the link was found under)
@@ -202,6 +203,12 @@ class CrawlSimulator:
                 heap[:] = heapq.nsmallest(self.frontier_cap, heap)
                 heapq.heapify(heap)
         return steps
+
+    @functools.cached_property
+    def _ucc_states(self) -> nav.UccStates:
+        """The learner's UCC units, computed once for every UCC crawl of this simulator (with
+        ``ucc_unit: kind`` a HITS run and the kinds' dispersions)."""
+        return self.learner.ucc_states()
 
     def _ucc_values(self, states: nav.UccStates, counts: Counter, scoring: str) -> dict:
         """The UCC score's factor per destination cluster, Balance as the crawl stands."""

@@ -285,6 +285,14 @@ class SitemapLearner(LearnerParams):
         self.cluster_sizes_ = sizes
         self.dsim_ = nav.normalise_dsim(spread)
 
+    def cluster_kinds(self) -> dict[int, int]:
+        """{structural cluster: its kind} for the clusters that have one — the kind most of its
+        sample pages have (:func:`kinds.cluster_kinds`) — leaving out the outliers and the
+        clusters whose pages are mostly the kinds' noise: what ``target_unit`` and ``ucc_unit``
+        ``kind`` join clusters by."""
+        kinds = cluster_kinds(self.structural(self.labels_), self.kind_labels_)
+        return {c: k for c, k in kinds.items() if c != -1 and k != -1}
+
     def ucc_states(self) -> nav.UccStates:
         """What a UCC crawl (and a host plan without page types) values a cluster by: with
         ``ucc_unit`` cluster each structural cluster on its own, the paper's Info and Dsim; with
@@ -295,8 +303,8 @@ class SitemapLearner(LearnerParams):
         if self.ucc_unit_ != "kind":
             return nav.UccStates({c: c for c in self.clusters_},
                                  nav.info(self.hubs_, self.authorities_, self.alpha_ucc), self.dsim_)
-        kind_of = cluster_kinds(self.structural(self.labels_), self.kind_labels_)
-        unit_of = {c: ("kind", kind_of[c]) if c != -1 and kind_of.get(c, -1) != -1 else c for c in self.clusters_}
+        kind_of = self.cluster_kinds()
+        unit_of = {c: ("kind", kind_of[c]) if c in kind_of else c for c in self.clusters_}
         return nav.unit_states(self.adjacency_, self.clusters_, unit_of, self.train_vectors_,
                                self.structural(self.labels_), self.alpha_ucc)
 

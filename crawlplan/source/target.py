@@ -15,7 +15,6 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
-from crawlplan.source.kinds import cluster_kinds
 from crawlplan.source.url_kinds import (
     FAMILY_MAX_SHARE,
     MOSTLY,
@@ -176,12 +175,10 @@ def target_clusters(learner, target: int) -> frozenset[int]:
     kind's other clusters as misses, spends its budget on hubs to reach its one cluster, and its
     BFS guard judges BFS by that narrow verdict too (GnuCash's guide: 83 sections in 12
     clusters; docs/source.md, "Never below BFS")."""
-    if getattr(learner, "target_unit_", "cluster") != "kind" or target == -1:
+    kind_of = learner.cluster_kinds() if getattr(learner, "target_unit_", "cluster") == "kind" else {}
+    if target not in kind_of:   # the paper's unit, an outlier example, or a cluster of no kind
         return frozenset({target})
-    kind_of = cluster_kinds(learner.structural(learner.labels_), learner.kind_labels_)
-    if kind_of.get(target, -1) == -1:   # a cluster of no kind (the kinds' noise) is sought alone
-        return frozenset({target})
-    return frozenset({c for c, k in kind_of.items() if k == kind_of[target] and c != -1} | {target})
+    return frozenset(c for c, k in kind_of.items() if k == kind_of[target])
 
 
 def _as_set(target: int | Collection[int]) -> frozenset[int]:
