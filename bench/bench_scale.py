@@ -90,13 +90,19 @@ def _hwm_mb(pid: int) -> float:
     return int(m.group(1)) / 1024 if m else 0.0
 
 
-def _kind(pid: int, root: int) -> str:
+def _kind(pid: int, root: int) -> str | None:
+    """What the process runs now; None when that cannot be read (gone, or a zombie's empty cmdline).
+
+    Read again at every poll: Python forks the JVM's launcher and the JVM forks the Python workers, and
+    a poll between the fork and the exec sees the parent's program."""
     if pid == root:
         return "driver_python"
     try:
         argv0 = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0", 1)[0]
     except OSError:
-        return "other"
+        return None
+    if not argv0:
+        return None
     name = os.path.basename(argv0)
     return "jvm" if name == b"java" else "worker" if name.startswith(b"python") else "other"
 
@@ -132,11 +138,12 @@ class TreeSampler(threading.Thread):
             if rec["alive"] and key not in live_keys:
                 rec["alive"] = False
         for pid, (ppid, start, cpu) in alive.items():
-            rec = self.seen.setdefault((pid, start), {"ppid": ppid, "kind": _kind(pid, self.root), "cpu": 0.0,
+            rec = self.seen.setdefault((pid, start), {"ppid": ppid, "kind": "other", "cpu": 0.0,
                                                       "hwm": 0.0, "alive": True})
             rec["ppid_now"] = ppid             # another parent than the first: orphaned, reaped by init
-            if rec["kind"] == "other":         # spark-class's shell becomes the JVM by exec: same process
-                rec["kind"] = _kind(pid, self.root)
+            kind = _kind(pid, self.root)
+            if kind is not None and kind != rec["kind"]:
+                rec["kind"], rec["hwm"] = kind, 0.0    # an exec: same pid, new program, the kernel's HWM anew
             rec["cpu"] = max(rec["cpu"], cpu)
             rec["hwm"] = max(rec["hwm"], _hwm_mb(pid))
 

@@ -75,6 +75,19 @@ def test_pages_carry_the_hosts_keys_and_high_quality_counts():
         assert row.registered_domain == registered_domain(row.host)
 
 
+def test_sampler_follows_a_process_through_its_exec(tmp_path):
+    """PySpark forks the JVM's launcher from Python and execs java in the same pid; a poll between
+    the fork and the exec must not leave the JVM counted as a Python worker (CI saw jvm_mb 0)."""
+    java = tmp_path / "java"                      # a program named java, as the sampler tells a JVM
+    java.symlink_to("/bin/sleep")
+    child = (f"import os, time; time.sleep(0.8); os.execv({str(java)!r}, [{str(java)!r}, '0.8'])")
+    parent = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {child!r}])"
+    result = bench_scale.measure([sys.executable, "-c", parent], tmp_path / "log", 0.05, None)
+    assert result["status"] == "ok"
+    assert result["jvm_mb"] > 0 and result["driver_python_mb"] > 0
+    assert result["workers_seen"] == 0            # the forked Python was the JVM-to-be, not a worker
+
+
 @pytest.mark.spark
 @pytest.mark.slow
 def test_smoke_run_has_every_node_and_the_ratio_line(tmp_path):
