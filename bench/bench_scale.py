@@ -21,6 +21,8 @@ Measured per process tree, by a sampler thread reading /proc every ``--interval`
   child) and of the largest Python worker (every other Python process below it: ``pyspark.daemon``
   and the workers it forks). A forked worker's RSS counts the pages it shares with the daemon, as
   every RSS does, so the largest worker is an upper bound of what one worker adds;
+  which of the three a process is, is read again at every poll, since the JVM is an exec in a pid
+  forked from Python (and a worker one forked from the JVM), and its peak counts from that exec;
 - CPU seconds (user + system) of the whole tree: the driver Python's own and its reaped children's
   times from ``wait4`` when it exits, plus, for every other process seen, its own and its reaped
   children's times at the last poll that saw it, when it was orphaned (seen with another parent than
