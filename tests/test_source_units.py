@@ -137,6 +137,8 @@ def test_a_refilled_sample_keeps_the_thinned_one_and_fills_the_budget():
     mirror = build_mirror("guide.example", pages, xpath_classes="elements")
     thinned = sample_apath(mirror, 100, seed=0)
     assert len(thinned) == 2
-    refilled = sample_apath(mirror, 100, seed=0, refill=True)
+    refilled = sample_apath(mirror, 100, seed=0, refill_to=100)
     assert refilled[:2] == thinned and sorted(refilled) == sorted(mirror.pages)
-    assert sample_apath(mirror, 5, seed=0, refill=True) == refilled[:5]
+    assert sample_apath(mirror, 5, seed=0, refill_to=5) == refilled[:5]
+    floored = sample_apath(mirror, 100, seed=0, refill_to=6)   # ``sample_floor: 6``
+    assert floored[:2] == thinned and 6 <= len(floored) < len(refilled)

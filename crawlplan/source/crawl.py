@@ -24,15 +24,17 @@ FRONTIER_CAP = 3000
 
 
 def sample_apath(mirror: Mirror, n: int, *, seed: int, start: str | None = None,
-                 refill: bool = False) -> list[str]:
+                 refill_to: int = 0) -> list[str]:
     """SOUrCe's sampler: BFS that enqueues one random unseen link per (page, Apath).
 
     All links stay on the pages (U(p, x) is what the navigation table learns from); only the
     fetch queue is thinned, so one pagination row or one list of 50 threads costs one fetch.
-    With ``refill`` (``sampler: apath_refill``) a queue that runs dry before ``n`` pages is
-    filled again: every page fetched so far, in fetch order, enqueues one more unseen link per
-    Apath, round after round. Without it a site whose entry page lists every manual under one
-    Apath, and whose first manual links only back, is sampled by two pages.
+    A queue that runs dry while the sample holds fewer than ``refill_to`` pages is filled again:
+    every page fetched so far, in fetch order, enqueues one more unseen link per Apath, round
+    after round. Without it a site whose entry page lists every manual under one Apath, and
+    whose first manual links only back, is sampled by two pages, too few to cluster
+    (``sample_floor``); refilled up to ``n`` (``sampler: apath_refill``) it samples what the
+    thinned queue would not reach on sites that do not starve.
     """
     rng = random.Random(seed)
 
@@ -46,7 +48,7 @@ def sample_apath(mirror: Mirror, n: int, *, seed: int, start: str | None = None,
         for url in fetched:
             yield from one_per_apath(url, seen)
 
-    return _breadth_first(mirror, n, start, one_per_apath, one_more_per_apath if refill else None)
+    return _breadth_first(mirror, n, start, one_per_apath, one_more_per_apath, refill_to)
 
 
 def sample_bfs(mirror: Mirror, n: int, *, start: str | None = None) -> list[str]:
@@ -58,15 +60,15 @@ def sample_bfs(mirror: Mirror, n: int, *, start: str | None = None) -> list[str]
     return _breadth_first(mirror, n, start, every_link)
 
 
-def _breadth_first(mirror: Mirror, n: int, start: str | None, expand, refill=None) -> list[str]:
+def _breadth_first(mirror: Mirror, n: int, start: str | None, expand, refill=None, refill_to: int = 0) -> list[str]:
     """The fetch loop both samplers share; ``expand(url, seen)`` yields the links to enqueue
-    (``seen`` grows between yields, so a link is enqueued once), and ``refill(fetched, seen)``,
-    when given, the links to enqueue when the queue runs dry before ``n`` pages."""
+    (``seen`` grows between yields, so a link is enqueued once), and ``refill(fetched, seen)``
+    the links to enqueue when the queue runs dry before ``min(n, refill_to)`` pages."""
     start = start or mirror.entry
     queue, seen, out, done = deque([start]), {start}, [], set()
     while len(out) < n:
         if not queue:
-            for target in refill(out, seen) if refill is not None else ():
+            for target in refill(out, seen) if refill is not None and len(out) < refill_to else ():
                 seen.add(target)
                 queue.append(target)
             if not queue:

@@ -91,7 +91,7 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
     return out
 
 
-_WHOLE = (("train_size", 1), ("frontier_cap", 1), ("plan_top", 0), ("seed", 0))
+_WHOLE = (("train_size", 1), ("sample_floor", 0), ("frontier_cap", 1), ("plan_top", 0), ("seed", 0))
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,7 @@ class SitemapSettings(Settings):
     learner: LearnerSettings
     train_size: int             # pages the sampler fetches for learning
     sampler: str                # SAMPLERS
+    sample_floor: int           # apath: a dry queue is refilled while the sample is smaller
     seed: int
     frontier_cap: int
     ucc_budget_share: float
@@ -143,8 +144,8 @@ def train_site(mirror: Mirror, settings: SitemapSettings) -> tuple[SitemapLearne
     if settings.sampler == "bfs":
         sample = sample_bfs(mirror, settings.train_size)
     else:
-        sample = sample_apath(mirror, settings.train_size, seed=settings.seed,
-                              refill=settings.sampler == "apath_refill")
+        refill_to = settings.train_size if settings.sampler == "apath_refill" else settings.sample_floor
+        sample = sample_apath(mirror, settings.train_size, seed=settings.seed, refill_to=refill_to)
     learner = SitemapLearner(settings.learner)
     check_features(mirror, learner)
     learner.fit([mirror.pages[u] for u in sample], urls=sample, resolve=mirror.resolve)
