@@ -83,7 +83,6 @@ CANDIDATES = {
         "method": "default", "namespace_test": "pairwise"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, the target crawl seeks the example's kind (target_unit kind)": {"method": "default", "target_unit": "kind"},
-    "default, the target crawl's guard counts the example's kind (guard_unit kind)": {"method": "default", "guard_unit": "kind"},
     "default, the UCC crawl values each cluster on its own (ucc_unit cluster)": {"method": "default", "ucc_unit": "cluster"},
     "default, the sampler refilled when its queue runs dry (sampler apath_refill)": {"method": "default", "sampler": "apath_refill"},
     "default, the sampler refilled while under 50 pages (sample_floor 50)": {"method": "default", "sample_floor": 50},

@@ -135,15 +135,12 @@ class CrawlSimulator:
         gained falls behind what BFS is expected to have gained by then (:mod:`guard`)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        feedback = verdict = None     # the crawl's scores; the guard's verdict on what a page gains
+        feedback: TargetFeedback | None = None
         if mode == "target":
             if not example:
                 raise ValueError("a target crawl needs an example page URL")
-            target, page = self.target_cluster(example), self.mirror.resolve(example)
-            feedback = verdict = TargetFeedback(self.learner, self.rows, target, example=page)
-            unit = getattr(self.learner, "guard_unit_", None)
-            if unit is not None and unit != getattr(self.learner, "target_unit_", "cluster"):
-                verdict = TargetFeedback(self.learner, self.rows, target, example=page, unit=unit)
+            feedback = TargetFeedback(self.learner, self.rows, self.target_cluster(example),
+                                      example=self.mirror.resolve(example))
         start = start or self.mirror.entry
         counts: Counter = Counter()
         values = worth = states = None
@@ -159,8 +156,8 @@ class CrawlSimulator:
         shadow = None
         if mode != "bfs" and getattr(self.learner, "crawl_guard_", "off") == "bfs":
             def promised(row, url):
-                if verdict is not None:
-                    return verdict.expected_hit(row, url)
+                if feedback is not None:
+                    return feedback.expected_hit(row, url)
                 probs = self.rows.get(row) if row is not None else None
                 return nav.score_row(probs, worth) if probs else None
             shadow = BfsShadow(self.mirror, start, self.frontier_cap, promised, self.learner.crawl_guard_slack)
@@ -181,8 +178,7 @@ class CrawlSimulator:
             ci = self.cluster_of[page_url]
             hit = feedback is not None and feedback.is_hit(ci, page_url)
             # the crawl's own verdict: a hit, or the page's cluster's worth to a UCC crawl
-            gain = float(verdict.is_hit(ci, page_url)) if verdict is not None \
-                else worth.get(ci, 0.0) if worth is not None else 0.0
+            gain = float(hit) if feedback is not None else worth.get(ci, 0.0) if worth is not None else 0.0
             fetched[page_url] = (ci, gain)
             gained += gain
             steps.append(Step(len(steps), page_url, ci, score, hit, via_bfs))
@@ -190,8 +186,6 @@ class CrawlSimulator:
                 counts[ci] += 1
             if feedback is not None and row is not None:
                 feedback.observe(row, ci, page_url)
-                if verdict is not feedback:
-                    verdict.observe(row, ci, page_url)
             if mode == "ucc":
                 values = self._ucc_values(states, counts, scoring)
             for apath, target in self.mirror.pages[page_url].links:

@@ -145,7 +145,6 @@ class LearnerSettings(Settings):
     folder_cut: str | None
     crawl_guard: str | None
     crawl_guard_slack: float
-    guard_unit: str | None
     kind_markers: str
     link_context: str | None
     min_cluster_share: float | None
@@ -265,17 +264,6 @@ class LearnerParams:
         if self.target_unit is not None:
             return self.target_unit
         return "cluster"
-
-    @property
-    def guard_unit_(self) -> str:
-        """What the BFS guard of a target crawl counts as a hit, for the crawl and for BFS alike
-        (:mod:`guard`): the crawl's own unit (``target_unit``), or ``kind``, every cluster of the
-        example's kind, whatever the crawl seeks. Why apart: a crawl that seeks one structural
-        cluster of a kind the structure split judges BFS's sections in the kind's other clusters
-        as misses, so it never sees BFS pass it (GnuCash's guide, issue 30's round 14)."""
-        if self.guard_unit is not None:
-            return self.guard_unit
-        return self.target_unit_
 
     @property
     def ucc_unit_(self) -> str:
@@ -433,7 +421,6 @@ class LearnerParams:
                    "target_url": (self.target_url_, TARGET_URL_MODES),
                    "target_score": (self.target_score_, TARGET_SCORES),
                    "target_unit": (self.target_unit_, UNITS),
-                   "guard_unit": (self.guard_unit_, UNITS),
                    "ucc_unit": (self.ucc_unit_, UNITS),
                    "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
                    "namespace_test": (self.namespace_test_, NAMESPACE_TESTS),

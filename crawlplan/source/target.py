@@ -65,9 +65,9 @@ class TargetFeedback:
     classes of the example's package among all classes) the cluster still defines the target.
     """
 
-    def __init__(self, learner, rows: dict, target: int, example: str | None = None, unit: str | None = None):
+    def __init__(self, learner, rows: dict, target: int, example: str | None = None):
         self.rows, self.target = rows, target
-        self.targets = target_clusters(learner, target, unit)
+        self.targets = target_clusters(learner, target)
         self.alpha = learner.alpha_target
         self.mode = learner.target_score_
         self.prior_weight = getattr(learner, "target_feedback_", 0.0)
@@ -164,11 +164,10 @@ class TargetFeedback:
         return self._p_target(row)
 
 
-def target_clusters(learner, target: int, unit: str | None = None) -> frozenset[int]:
+def target_clusters(learner, target: int) -> frozenset[int]:
     """The structural clusters a target crawl seeks for an example in cluster ``target``: that
-    cluster alone (``unit``, by default ``target_unit``, cluster), or with ``kind`` every cluster
-    whose sample pages are mostly of the same kind as its own (each cluster's most common
-    ``kind_labels_``).
+    cluster alone (``target_unit`` cluster), or with ``kind`` every cluster whose sample pages
+    are mostly of the same kind as its own (each cluster's most common ``kind_labels_``).
 
     Why: the structure splits one kind of page into several clusters by small differences (a
     DocBook guide's sections with and without sub-sections, tables or figures), which the kinds
@@ -176,8 +175,7 @@ def target_clusters(learner, target: int, unit: str | None = None) -> frozenset[
     kind's other clusters as misses, spends its budget on hubs to reach its one cluster, and its
     BFS guard judges BFS by that narrow verdict too (GnuCash's guide: 83 sections in 12
     clusters; docs/source.md, "Never below BFS")."""
-    unit = unit or getattr(learner, "target_unit_", "cluster")
-    kind_of = learner.cluster_kinds() if unit == "kind" else {}
+    kind_of = learner.cluster_kinds() if getattr(learner, "target_unit_", "cluster") == "kind" else {}
     if target not in kind_of:   # the paper's unit, an outlier example, or a cluster of no kind
         return frozenset({target})
     return frozenset(c for c, k in kind_of.items() if k == kind_of[target])
