@@ -100,6 +100,12 @@ CANDIDATES = {
     "default, smooth idf (idf smooth)": {"method": "default", "idf": "smooth"},
     "default, every cluster a kind (kinds clusters)": {"method": "default", "kinds": "clusters"},
     "default, no join of a kind's wrapper variants (kind_join 0)": {"method": "default", "kind_join": 0},
+    "default, kinds of different sections joined at cosine 0.95 (kind_cross_join 0.95)": {
+        "method": "default", "kind_cross_join": 0.95},
+    "default, kinds of different sections joined at cosine 0.9 (kind_cross_join 0.9)": {
+        "method": "default", "kind_cross_join": 0.9},
+    "default, kinds of different sections joined at cosine 0.85 (kind_cross_join 0.85)": {
+        "method": "default", "kind_cross_join": 0.85},
 }
 
 

@@ -81,6 +81,10 @@ def test_levels_of_one_kind_join_and_another_inner_structure_stays_apart():
     sections = ["guide" if label == 0 else "api" for label in labels]
     assert join_wrapper_variants(labels, bags, sections, 0.9) == {0: 0, 1: 1, 2: 1, 3: 3}
     assert join_wrapper_variants(labels, bags, [""] * len(bags), 1.0) == {0: 0, 1: 1, 2: 2, 3: 3}
+    # kind_cross_join: the same levels in two sections join only by the cosine across sections
+    assert join_wrapper_variants(labels, bags, sections, 0.9, across=0.9) == {0: 0, 1: 0, 2: 0, 3: 3}
+    assert join_wrapper_variants(labels, bags, sections, 0.0, across=0.9) == {0: 0, 1: 0, 2: 0, 3: 3}
+    assert join_wrapper_variants(labels, bags, sections, 0.9, across=1.0) == {0: 0, 1: 1, 2: 1, 3: 3}
 
 
 def test_the_learner_reports_one_kind_for_a_manuals_levels_and_keeps_its_clusters():
@@ -164,6 +168,10 @@ def test_kind_join_presets_and_checks():
         with pytest.raises(ValueError, match="kind_join must be in"):
             sitemap_learner(kind_join=bad).validate()
     assert np.isclose(sitemap_learner(kind_join=0.5).kind_join_, 0.5)
+    assert sitemap_learner().kind_cross_join_ == 0.0      # an option: validation said no (docs/source.md)
+    for bad in (-0.1, 1.5, True):
+        with pytest.raises(ValueError, match="kind_cross_join must be in"):
+            sitemap_learner(kind_cross_join=bad).validate()
 
 
 @pytest.mark.parametrize("kinds", ["clusters", "smooth_idf"])

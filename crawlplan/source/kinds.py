@@ -33,7 +33,8 @@ from crawlplan.source.url_kinds import KIND_MIN_PAGES, MOSTLY, folder_parts, fol
 
 # the settings under which a learner's clusters are its kinds, nothing joined: a learner fitted
 # inside another (the kind model, the link-context clustering) reports no kinds of its own
-KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_folder_join": False, "kind_section_join": False}
+KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_cross_join": 0.0,
+                      "kind_folder_join": False, "kind_section_join": False}
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 KIND_LEVELS = ("collapsed", "as_written")
 _LEVEL_NUMBER = re.compile(r"(?<=[a-z])[0-9]+\b")   # sect2 -> sect, toctree-l3 -> toctree-l
@@ -106,10 +107,11 @@ def _centroid(bags: Sequence[Mapping[str, int]]) -> dict[str, float]:
 
 
 def join_wrapper_variants(labels: Sequence[int], bags: Sequence[Mapping[str, int]],
-                          sections: Sequence[str | None], threshold: float) -> dict[int, int]:
+                          sections: Sequence[str | None], threshold: float, across: float = 0.0) -> dict[int, int]:
     """{kind: the kind it joins} for every kind (-1, the outliers, excluded): kinds whose
     wrapper-blind centroids have cosine >= ``threshold`` and whose pages mostly lie in one and
-    the same section are one kind, named by the smallest label among them."""
+    the same section are one kind, named by the smallest label among them; with ``across`` > 0
+    (``kind_cross_join``) so are kinds of different sections with cosine >= ``across``."""
     members: dict[int, list[int]] = {}
     for i, label in enumerate(labels):
         if label != -1:
@@ -126,10 +128,11 @@ def join_wrapper_variants(labels: Sequence[int], bags: Sequence[Mapping[str, int
 
     for i, a in enumerate(kinds):
         for b in kinds[i + 1:]:
-            if section[a] != section[b]:
+            limit = threshold if section[a] == section[b] else across
+            if limit <= 0:
                 continue
             small, large = sorted((centroid[a], centroid[b]), key=len)
-            if sum(v * large.get(p, 0.0) for p, v in small.items()) >= threshold:
+            if sum(v * large.get(p, 0.0) for p, v in small.items()) >= limit:
                 ra, rb = root(a), root(b)
                 parent[max(ra, rb)] = min(ra, rb)
     return {k: root(k) for k in kinds}
@@ -227,8 +230,8 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     joins: dict[int, int] = {}
     root = folder_root(urls) if urls is not None else "/"
     sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * len(bags)
-    if learner.kind_join_ > 0:
-        joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_)
+    if learner.kind_join_ > 0 or learner.kind_cross_join_ > 0:
+        joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_, learner.kind_cross_join_)
     if learner.kind_folder_join_ and urls is not None:
         joins = _then(kinds, joins, join_by_folder_name(joined(kinds, joins).tolist(), urls))
     if learner.kind_section_join_ and urls is not None:

@@ -151,6 +151,7 @@ class LearnerSettings(Settings):
     idf: str | None
     kinds: str | None
     kind_join: float | None
+    kind_cross_join: float | None
     kind_folder_join: bool | None
     kind_section_join: bool | None
     kind_levels: str | None
@@ -366,6 +367,13 @@ class LearnerParams:
         return 0.0 if self.method == "paper" else 0.9   # issue 30's round 8 (docs/source.md)
 
     @property
+    def kind_cross_join_(self) -> float:
+        """Kinds in different sections whose wrapper-blind centroids have at least this cosine
+        are one kind too, the cut by section notwithstanding (:func:`kinds.join_wrapper_variants`:
+        an Apache manual's guides, one kind of page in a folder per topic); 0 = off."""
+        return 0.0 if self.kind_cross_join is None else float(self.kind_cross_join)
+
+    @property
     def kind_levels_(self) -> str:
         """How the kind model reads a page's XPaths: ``collapsed``, a block's nesting level read
         away (``div[sect1]/div[sect2]`` -> ``div[sect]``: :func:`kinds.levels_collapsed`), or
@@ -453,6 +461,8 @@ class LearnerParams:
             raise ValueError(f"url_merge must be 0 (off) or a share in (0.5, 1], got {self.url_merge!r}")
         if isinstance(self.kind_join, bool) or not 0 <= self.kind_join_ <= 1:
             raise ValueError(f"kind_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_join!r}")
+        if isinstance(self.kind_cross_join, bool) or not 0 <= self.kind_cross_join_ <= 1:
+            raise ValueError(f"kind_cross_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_cross_join!r}")
         if isinstance(self.min_cluster_share_, bool) or not 0 <= self.min_cluster_share_ < 1:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:
