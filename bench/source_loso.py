@@ -82,6 +82,7 @@ CANDIDATES = {
     "default, one twin makes namespaces (namespace_test pairwise)": {
         "method": "default", "namespace_test": "pairwise"},
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
+    "default, likely targets first (target_score likely_first)": {"method": "default", "target_score": "likely_first"},
     "default, the target crawl seeks the example's kind (target_unit kind)": {"method": "default", "target_unit": "kind"},
     "default, the UCC crawl values each cluster on its own (ucc_unit cluster)": {"method": "default", "ucc_unit": "cluster"},
     "default, the sampler refilled when its queue runs dry (sampler apath_refill)": {"method": "default", "sampler": "apath_refill"},

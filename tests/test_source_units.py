@@ -142,3 +142,33 @@ def test_a_refilled_sample_keeps_the_thinned_one_and_fills_the_budget():
     assert sample_apath(mirror, 5, seed=0, refill_to=5) == refilled[:5]
     floored = sample_apath(mirror, 100, seed=0, refill_to=6)   # ``sample_floor: 6``
     assert floored[:2] == thinned and 6 <= len(floored) < len(refilled)
+
+
+@pytest.mark.slow
+def test_a_sample_floor_gives_a_starved_real_site_something_to_cluster():
+    """Racket's manuals (a validation site, issue 30 round 13): the paper's sampler stops at two
+    pages of 1,782; ``sample_floor: 50`` refills it past the floor, and the sample then holds
+    enough pages of several types for the learner to find more than one kind. (An option: the
+    rule kept it from the default, docs/source.md round 14.)"""
+    from pathlib import Path
+
+    import build_sites
+    from settings_support import read_limits, sitemap_settings
+
+    from crawlplan.source.crawl import sample_apath
+    from crawlplan.source.experiment import feature_mode, site_specs, train_site
+    from crawlplan.source.mirror import build_mirror, read_site_pages
+
+    site = "docs.racket-lang.org"
+    path = Path(__file__).resolve().parents[1] / "data" / "sites" / f"{site}.warc.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} absent: build the labelled sites with scripts/build_sites.py")
+    settings = sitemap_settings(method="default", sample_floor=50)
+    mirror = build_mirror(site, read_site_pages([str(path)], limits=read_limits())[site],
+                          xpath_classes=feature_mode(settings))
+    assert len(sample_apath(mirror, settings.train_size, seed=settings.seed)) == 2
+    learner, sample = train_site(mirror, settings)
+    assert len(sample) >= 50
+    typer = site_specs(build_sites.site_types())[site].typer
+    assert len({typer(u) for u in sample}) >= 3
+    assert len(set(learner.kind_labels_.tolist()) - {-1}) >= 2
