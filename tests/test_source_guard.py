@@ -31,6 +31,16 @@ SITES = REPO / "data" / "sites"
 TOLERANCE = 0.02          # the issue's: never below BFS's minus 0.02
 
 
+def built_site_mirror(site: str):
+    """A labelled package site's mirror from data/sites (scripts/build_sites.py), with the
+    default's XPath features; the test skips, with the reason, where the site is not built."""
+    path = SITES / f"{site}.warc.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} absent: build the labelled sites with scripts/build_sites.py")
+    raw = read_site_pages([str(path)], limits=read_limits())[site]
+    return build_mirror(site, raw, xpath_classes=feature_mode(sitemap_settings(method="default")))
+
+
 @pytest.fixture(scope="module")
 def forum():
     pages = forum_pages(n_boards=4, threads_per_board=10, n_users=8)
@@ -136,11 +146,7 @@ KNOWN_BELOW_BFS: dict[str, str] = {
 @pytest.mark.parametrize("site", [pytest.param(s, marks=pytest.mark.xfail(reason=KNOWN_BELOW_BFS[s], strict=True))
                                   if s in KNOWN_BELOW_BFS else s for s in sorted(build_sites.load_registry())])
 def test_never_below_bfs_on_every_built_site(site):
-    path = SITES / f"{site}.warc.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} absent: build the labelled sites with scripts/build_sites.py")
-    raw = read_site_pages([str(path)], limits=read_limits())[site]
-    mirror = build_mirror(site, raw, xpath_classes=feature_mode(sitemap_settings(method="default")))
+    mirror = built_site_mirror(site)
     gaps = _never_below_bfs(mirror, site_specs(build_sites.site_types())[site])
     assert all(g is not None for g in gaps.values()), gaps
     assert all(g[0] >= -TOLERANCE - 1e-9 for g in gaps.values()), gaps
@@ -158,11 +164,7 @@ def test_kind_units_keep_crawls_level_with_bfs_where_the_clusters_did_not(site, 
     clusters: the default's ``ucc_unit: kind`` keeps GnuCash's (design, where it was made) and
     Free Pascal's (validation) UCC crawls level (-0.048 and -0.072 before); the option
     ``target_unit: kind`` (the rule kept it from the default) GnuCash's and Boost's target crawls."""
-    path = SITES / f"{site}.warc.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} absent: build the labelled sites with scripts/build_sites.py")
-    raw = read_site_pages([str(path)], limits=read_limits())[site]
-    mirror = build_mirror(site, raw, xpath_classes=feature_mode(sitemap_settings(method="default")))
+    mirror = built_site_mirror(site)
     gaps = _never_below_bfs(mirror, site_specs(build_sites.site_types())[site], **options)
     assert gaps[task] is not None and gaps[task][0] >= -TOLERANCE - 1e-9, gaps
 

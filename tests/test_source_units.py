@@ -150,22 +150,16 @@ def test_a_sample_floor_gives_a_starved_real_site_something_to_cluster():
     pages of 1,782; ``sample_floor: 50`` refills it past the floor, and the sample then holds
     enough pages of several types for the learner to find more than one kind. (An option: the
     rule kept it from the default, docs/source.md round 14.)"""
-    from pathlib import Path
-
     import build_sites
-    from settings_support import read_limits, sitemap_settings
+    from settings_support import sitemap_settings
+    from test_source_guard import built_site_mirror
 
     from crawlplan.source.crawl import sample_apath
-    from crawlplan.source.experiment import feature_mode, site_specs, train_site
-    from crawlplan.source.mirror import build_mirror, read_site_pages
+    from crawlplan.source.experiment import site_specs, train_site
 
     site = "docs.racket-lang.org"
-    path = Path(__file__).resolve().parents[1] / "data" / "sites" / f"{site}.warc.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} absent: build the labelled sites with scripts/build_sites.py")
     settings = sitemap_settings(method="default", sample_floor=50)
-    mirror = build_mirror(site, read_site_pages([str(path)], limits=read_limits())[site],
-                          xpath_classes=feature_mode(settings))
+    mirror = built_site_mirror(site)
     assert len(sample_apath(mirror, settings.train_size, seed=settings.seed)) == 2
     learner, sample = train_site(mirror, settings)
     assert len(sample) >= 50
