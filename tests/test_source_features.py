@@ -26,6 +26,18 @@ def test_apaths_carry_class_or_id_and_stay_in_site():
                        ("/html/body/table/tr/td/a", "https://s.com/c.html")]
 
 
+def test_frames_and_image_map_areas_are_links_as_a_crawler_follows_them():
+    """A frameset page (javadoc before JDK 9) has no anchor: its frames are its links."""
+    frameset = b"""<html><frameset cols="20%,80%"><frame src="overview-frame.html" name="left">
+<frame src="overview-summary.html#top" name="right"><frame src="javascript:void(0)"></frameset>
+<body><iframe src="https://ads.other.org/x"></iframe><iframe src="widget.html"></iframe>
+<map><area href="a/b.html"></map><img src="logo.png"></body></html>"""
+    f = extract("https://s.com/api/index.html", frameset)
+    assert [url for _, url in f.links] == ["https://s.com/api/overview-frame.html", "https://s.com/api/overview-summary.html",
+                                           "https://s.com/api/widget.html", "https://s.com/api/a/b.html"]
+    assert f.links[0][0].endswith("/frame") and f.links[-1][0].endswith("/map/area")
+
+
 def test_class_aware_variants():
     leaf = extract("https://s.com/", HTML, xpath_classes="leaf")
     assert leaf.xpaths["/html/body/div/ul/li/a[item]"] == 2

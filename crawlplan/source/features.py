@@ -1,7 +1,8 @@
 """Bag-of-XPaths features and Apath links of one HTML page (SOUrCe section 3.2).
 
 A page is described by the XPaths (tag names from the root, no positional indices) of its leaf
-elements, counted; its links by the Apath of each intra-site anchor. The paper adds the anchor's
+elements, counted; its links by the Apath of each intra-site anchor (and frame and image-map
+area: ``LINK_ATTRS``, the elements a crawler follows). The paper adds the anchor's
 ``class`` (falling back to ``id``) on the leaf of an Apath so that, e.g., result links and ad
 links inside one table no longer share a path.
 
@@ -29,6 +30,11 @@ from lxml import etree
 
 XPATH_CLASS_MODES = ("none", "leaf", "all", "elements")
 _SKIP_TAGS = {"script", "style", "noscript", "template"}
+# the elements whose attribute names a page the browser goes on to, as a crawler extracts them
+# (Heritrix's HTML extractor): anchors and image-map areas by href, frames by src. A frameset
+# page (javadoc before JDK 9, many older manuals) has no anchor at all: without its frames a
+# crawl that starts there ends there.
+LINK_ATTRS = {"a": "href", "area": "href", "frame": "src", "iframe": "src"}
 _SKIP_HREF = re.compile(r"^\s*(javascript:|mailto:|tel:|data:|#)", re.IGNORECASE)
 _CLASS_CLEAN = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -118,8 +124,8 @@ def extract(url: str, html: bytes | str, *, xpath_classes: str = "none", site_of
         elif not any(isinstance(c.tag, str) for c in el):
             leaf = f"{prefix[1]}/{xpath_step(el, True)}" if xpath_classes == "leaf" else feat
             out.xpaths[leaf] += 1
-        if tag == "a":
-            href = el.get("href")
+        if tag in LINK_ATTRS:
+            href = el.get(LINK_ATTRS[tag])
             if not href or _SKIP_HREF.match(href):
                 continue
             href = href.split("#", 1)[0].strip()   # fragments name the same page: better cache hits
