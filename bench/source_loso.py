@@ -75,6 +75,8 @@ CANDIDATES = {
                                                                                 "crawl_guard_slack": 0.02},
     "default, kinds of one kind section joined (kind_section_join true)": {
         "method": "default", "kind_section_join": True},
+    "default, clusters cut by file-name kind marker (marker_cut true)": {
+        "method": "default", "marker_cut": True},
     "default, kinds read with their levels as written (kind_levels as_written)": {
         "method": "default", "kind_levels": "as_written"},
     "default, crawl states read with their levels collapsed (state_levels collapsed)": {

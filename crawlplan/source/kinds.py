@@ -29,7 +29,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from crawlplan.source.url_kinds import KIND_MIN_PAGES, MOSTLY, folder_parts, folder_root, top_folder
+from crawlplan.source.url_kinds import (
+    KIND_MIN_PAGES,
+    MOSTLY,
+    folder_parts,
+    folder_root,
+    name_prefix,
+    top_folder,
+)
 
 # the settings under which a learner's clusters are its kinds, nothing joined: a learner fitted
 # inside another (the kind model, the link-context clustering) reports no kinds of its own
@@ -195,6 +202,20 @@ def section_kinds(folder_cuts: Mapping[int, Mapping[str, int]]) -> set[str]:
     return out
 
 
+def marker_sections(sections: Sequence[str | None], labels, urls: Sequence[str],
+                    marker_cuts: Mapping[int, Mapping[str, int]]) -> list[str | None]:
+    """The pages' sections, a page of a part that a cut by marker gave it (``marker_cuts_``)
+    in a section of its marker's: the cut is the file name's verdict that the parts are kinds,
+    and the wrapper join, which joins kinds of one section by their template, must not undo it."""
+    parts_of = {part: parts for parts in marker_cuts.values() for part in parts.values()}
+    out = list(sections)
+    for i, (label, url) in enumerate(zip(np.asarray(labels).tolist(), urls)):
+        marker = name_prefix(url) if label in parts_of else ""
+        if marker in parts_of.get(label, ()) and out[i] is not None:
+            out[i] = f"{out[i]}|{marker}"
+    return out
+
+
 def _then(kinds: np.ndarray, joins: dict[int, int], more: dict[int, int]) -> dict[int, int]:
     """``joins`` followed by ``more`` (a join of the already joined kinds), for every kind."""
     if not more:
@@ -230,6 +251,8 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     joins: dict[int, int] = {}
     root = folder_root(urls) if urls is not None else "/"
     sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * len(bags)
+    if urls is not None and getattr(model or learner, "marker_cuts_", None):
+        sections = marker_sections(sections, kinds, urls, (model or learner).marker_cuts_)
     if learner.kind_join_ > 0 or learner.kind_cross_join_ > 0:
         joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_, learner.kind_cross_join_)
     if learner.kind_folder_join_ and urls is not None:

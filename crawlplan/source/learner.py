@@ -26,14 +26,16 @@ from crawlplan.source.link_context import absorb_small_clusters, flat_site_label
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
     cut_by_folder,
+    cut_by_marker,
     folder_root,
     merge_by_url_kind,
+    name_prefix,
     prefix_counts,
     top_folder,
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/10"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels, target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join
+FORMAT = "crawlplan.sitemap/11"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels, target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -135,6 +137,9 @@ class SitemapLearner(LearnerParams):
                                                       markers=self.markers_in_clusters_,
                                                       unmarked_sections=self.folder_cut_ == "unmarked_sections",
                                                       namespaces=self.namespace_test_)
+        self.marker_cuts_ = {}
+        if urls is not None and self.marker_cut_ and self.markers_in_clusters_:
+            labels, self.marker_cuts_ = cut_by_marker(labels, urls, self.min_pts, namespaces=self.namespace_test_)
         self.labels_ = labels
         self.kind_model_, self.kind_labels_, self.kind_joins_ = fit_kinds(self, X, bags, urls, links, resolve)
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
@@ -151,7 +156,7 @@ class SitemapLearner(LearnerParams):
         """This learner's clustering (features, eps, DBSCAN, noise rule) of other bags: the
         link-context bags of ``link_context: flat``."""
         plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0,
-                                    folder_cut="off", **KINDS_ARE_CLUSTERS)
+                                    folder_cut="off", marker_cut=False, **KINDS_ARE_CLUSTERS)
         return type(self)(plain).fit(bags).labels_
 
     def predict_kind(self, X, urls: Sequence[str] | None = None) -> np.ndarray:
@@ -268,11 +273,15 @@ class SitemapLearner(LearnerParams):
         cluster would split its hub and authority mass over the parts, so the crawls' scores
         would change with how a site names its folders."""
         labels = np.asarray(labels, dtype=int)
-        cuts = getattr(self, "folder_cuts_", None)
-        if not cuts:
+        # a marker cut parts the labels the section cut left: its parts map back first
+        cuts = [getattr(self, "marker_cuts_", None) or {}, getattr(self, "folder_cuts_", None) or {}]
+        if not any(cuts):
             return labels
-        parent_of = {part: parent for parent, parts in cuts.items() for part in parts.values()}
-        return np.array([parent_of.get(c, c) for c in labels.tolist()], dtype=int)
+        parents = [{part: parent for parent, parts in cut.items() for part in parts.values()} for cut in cuts]
+        out = labels.tolist()
+        for parent_of in parents:
+            out = [parent_of.get(c, c) for c in out]
+        return np.array(out, dtype=int)
 
     def _cluster_stats(self, Xv) -> None:
         labels = self.structural(self.labels_)
@@ -341,11 +350,14 @@ class SitemapLearner(LearnerParams):
             dist, _ = self._knn.kneighbors(V, n_neighbors=1)
             labels[dist[:, 0] > self._radius] = -1
         cuts = getattr(self, "folder_cuts_", None)   # a learner put together by hand has none
-        if cuts:
+        by_marker = getattr(self, "marker_cuts_", None)
+        if cuts or by_marker:
             urls = urls if urls is not None else [getattr(x, "url", None) for x in X]
             for i, (label, url) in enumerate(zip(labels.tolist(), urls)):
-                if label in cuts and url:
-                    labels[i] = cuts[label].get(top_folder(url, self.folder_root_), label)
+                if cuts and label in cuts and url:
+                    label = labels[i] = cuts[label].get(top_folder(url, self.folder_root_), label)
+                if by_marker and label in by_marker and url:
+                    labels[i] = by_marker[label].get(name_prefix(url), label)
         return labels
 
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:
@@ -373,6 +385,7 @@ class SitemapLearner(LearnerParams):
             out["kind_yield"] = {str(i): fams for i, fams in self.kind_yield_.items()}
         out["folder_cuts"] = {"root": self.folder_root_,
                               "cuts": {str(c): parts for c, parts in self.folder_cuts_.items()}}
+        out["marker_cuts"] = {str(c): parts for c, parts in self.marker_cuts_.items()}
         if hasattr(self, "url_families_"):
             out["url_families"] = self.url_families_
         if hasattr(self, "url_kind_clusters_"):
@@ -405,6 +418,8 @@ class SitemapLearner(LearnerParams):
         self.folder_root_ = str(cuts["root"])
         self.folder_cuts_ = {int(c): {section: int(part) for section, part in parts.items()}
                              for c, parts in cuts["cuts"].items()}
+        self.marker_cuts_ = {int(c): {marker: int(part) for marker, part in parts.items()}
+                             for c, parts in data["marker_cuts"].items()}
         self.clusters_ = sorted(int(c) for c in set(self.structural(self.labels_).tolist()))
         self.n_clusters_ = int(self.labels_.max() + 1) if len(self.labels_) else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1)) if len(self.labels_) else 0.0

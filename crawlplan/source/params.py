@@ -157,6 +157,7 @@ class LearnerSettings(Settings):
     kind_cross_join: float | None
     kind_folder_join: bool | None
     kind_section_join: bool | None
+    marker_cut: bool | None
     kind_levels: str | None
     state_levels: str | None
     namespace_test: str | None
@@ -412,6 +413,12 @@ class LearnerParams:
         return False if self.kind_section_join is None else self.kind_section_join
 
     @property
+    def marker_cut_(self) -> bool:
+        """A cluster holding two or more file-name kind markers of a folder is cut by marker
+        (:func:`url_kinds.cut_by_marker`) unless the markers are namespaces; an option."""
+        return False if self.marker_cut is None else self.marker_cut
+
+    @property
     def crawl_guard_(self) -> str:
         """``bfs``: a UCC or target crawl takes BFS's next page whenever its own verdict on what
         it has gained falls behind what BFS would have gained by then (:mod:`guard`); ``off``:
@@ -471,7 +478,7 @@ class LearnerParams:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:
             raise ValueError(f"kind_markers must be one of {', '.join(KIND_MARKER_USES)}, got {self.kind_markers!r}")
-        for name in ("binary_tf", "kind_folder_join_", "kind_section_join_"):
+        for name in ("binary_tf", "kind_folder_join_", "kind_section_join_", "marker_cut_"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name.rstrip('_')} must be true or false, got {getattr(self, name.rstrip('_'))!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):

@@ -345,3 +345,55 @@ def _namespace_parts(label: int, sections: list[str], counts: dict[int, Counter]
     for s in sections:
         parts.setdefault(root(s), []).append(s)
     return list(parts.values())
+
+
+def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: float = NAMESPACE_ALPHA,
+                  namespaces: str = "all_clusters") -> tuple[np.ndarray, dict[int, dict[str, int]]]:
+    """A cluster holding at least ``min_pts`` sample pages of each of two or more leading kind
+    markers of one folder (:func:`url_kinds`) is cut into one cluster per marker — unless the
+    other clusters say the markers are namespaces of one kind (:func:`_namespace_parts`, the
+    test :func:`cut_by_folder` makes of sections). Returns the labels (parts numbered after the
+    existing clusters; the largest marker keeps the label, unmarked pages and markers under
+    ``min_pts`` pages stay with it) and ``{cluster: {marker key: cluster}}`` for each cluster
+    cut, keyed by the marker (:func:`marker_key`), so a new page is placed by its own.
+
+    Why: a generator can render several kinds of page with one template into one folder and
+    name each by its file name's first word (a reference whose modules are ``r.*``, ``v.*``,
+    ``db.*`` by what they work on); the structure cannot tell them apart, the file name can.
+    A first word that names a namespace instead (Haddock's ``Data-*``, ``GHC-*`` module pages
+    beside their ``src/`` listings) recurs in every kind in like proportions, which the
+    namespace test sees; a prefix beside unmarked pages (Doxygen's ``class*`` member lists
+    beside ``struct*`` ones under the kind-marker share) is one marker, so nothing is cut."""
+    if len(urls) != len(labels):
+        raise ValueError(f"cut_by_marker: {len(labels)} labels for {len(urls)} URLs")
+    keys = [marker_key(kind) for kind in url_kinds(urls, markers=True)]
+    counts: dict[int, Counter] = {}
+    for key, label in zip(keys, labels.tolist()):
+        if label != -1 and key:
+            counts.setdefault(int(label), Counter())[key] += 1
+    out = labels.copy()
+    fresh = int(labels.max()) + 1 if len(labels) else 0
+    cuts: dict[int, dict[str, int]] = {}
+    for label in sorted(counts):
+        big = [k for k, n in counts[label].most_common() if n >= min_pts]
+        if len(big) < 2:
+            continue
+        parts = _namespace_parts(label, big, counts, min_pts, alpha, namespaces)
+        if len(parts) < 2:
+            continue
+        members = np.flatnonzero(labels == label)
+        ordered = sorted(parts, key=lambda ks: -sum(counts[label][k] for k in ks))
+        cuts[label] = {k: label for k in ordered[0]}
+        for ks in ordered[1:]:
+            cuts[label].update({k: fresh for k in ks})
+            out[[i for i in members if keys[i] in ks]] = fresh
+            fresh += 1
+    return out, cuts
+
+
+def marker_key(kind: tuple[str, str, str] | None) -> str:
+    """A URL kind's leading marker, '' for a page whose file name carries none. The word alone,
+    not its folder: a namespace's word recurs in every folder of a kind's pages (Haddock's
+    ``Data-*`` module pages and their ``src/Data-*`` listings), and the namespace test must see
+    it in both."""
+    return kind[1] if kind and kind[1] else ""

@@ -1,0 +1,100 @@
+"""A cluster holding several file-name kind markers of one folder is cut by marker
+(``marker_cut``), except where the markers are namespaces that every kind repeats: synthetic URL
+sets in the shapes of a module reference rendered by one template (``r.*``, ``v.*``, ``db.*``
+modules in one folder), Haddock (``Data-*``, ``GHC-*`` module pages and their source listings)
+and Doxygen (``class*`` member lists beside unmarked ones); no real site."""
+
+import numpy as np
+import pytest
+from settings_support import sitemap_learner
+
+from crawlplan.source.learner import SitemapLearner
+from crawlplan.source.url_kinds import cut_by_marker, marker_key, url_kinds
+
+BASE = "https://gis.example.org/manuals"
+NAMES = "slope aspect buffer clean contour fill grow mask patch random stats sun thin".split()
+
+
+def _modules(marker: str, n: int, folder: str = "") -> list[str]:
+    return [f"{BASE}/{folder}{marker}.{NAMES[i % len(NAMES)]}{i // len(NAMES) or ''}.html" for i in range(n)]
+
+
+def test_one_template_modules_are_cut_by_their_marker_largest_keeps_the_label():
+    urls = _modules("r", 10) + _modules("v", 6) + _modules("db", 4) + [f"{BASE}/index.html", f"{BASE}/intro.html"]
+    labels = np.array([0] * 22)
+    cut, cuts = cut_by_marker(labels, urls, min_pts=4)
+    assert cut[:10].tolist() == [0] * 10
+    assert set(cut[10:16].tolist()) == {1} and set(cut[16:20].tolist()) == {2}
+    assert cut[20:].tolist() == [0, 0]           # unmarked pages stay with the largest marker
+    assert cuts == {0: {"r": 0, "v": 1, "db": 2}}
+
+
+def test_markers_under_min_pts_and_one_marker_beside_unmarked_pages_cut_nothing():
+    """Doxygen-shaped: ``class*-members`` lists beside a few unmarked ``struct*`` ones is one
+    leading marker; a second marker under min_pts pages is no kind of its own."""
+    urls = [f"{BASE}/classsf_1_1T{i}-members.html" for i in range(12)] + [f"{BASE}/s{i}-members.html" for i in range(4)]
+    urls += _modules("v", 3)
+    labels = np.zeros(len(urls), dtype=int)
+    cut, cuts = cut_by_marker(labels, urls, min_pts=4)
+    assert cuts == {} and cut.tolist() == labels.tolist()
+
+
+def test_namespace_markers_that_every_kind_repeats_stay_whole():
+    """Haddock-shaped: module pages and their source listings both carry ``Data-*``, ``GHC-*``
+    and ``Control-*`` in like proportions, so the words are namespaces, not kinds."""
+    def pages(folder, words):
+        return [f"{BASE}/{folder}{w}-M{i}.html" for w, n in words for i in range(n)]
+    words = [("Data", 12), ("GHC", 9), ("Control", 6)]
+    urls = pages("", words) + pages("src/", [(w, n + 1) for w, n in words])
+    labels = np.array([0] * 27 + [1] * 30)
+    cut, cuts = cut_by_marker(labels, urls, min_pts=4)
+    assert cuts == {} and cut.tolist() == labels.tolist()
+    assert marker_key(url_kinds([urls[0]] * 3, markers=True)[0]) == "Data"
+    assert marker_key(None) == ""
+
+
+def test_outliers_are_never_cut_and_labels_must_pair_with_urls():
+    urls = _modules("r", 5) + _modules("v", 5)
+    assert cut_by_marker(np.array([-1] * 10), urls, 4)[0].tolist() == [-1] * 10
+    with pytest.raises(ValueError, match="2 labels for 1 URLs"):
+        cut_by_marker(np.array([0, 1]), urls[:1], 4)
+
+
+def _module_page(i: int) -> dict[str, int]:
+    """One template: every module page has the same blocks, whatever it works on."""
+    return {"/html/body/div[body]/p": 4, "/html/body/div[body]/h2": 2, "/html/body/div[body]/pre": 1}
+
+
+def _index_page(i: int) -> dict[str, int]:
+    return {"/html/body/table/tr/td/a": 30 + i % 4, "/html/body/h1": 1}
+
+
+def test_fit_cuts_kinds_predict_places_by_marker_and_navigation_stays_structural():
+    urls = _modules("r", 12) + _modules("v", 8) + [f"{BASE}/{w}.html" for w in ("raster", "vector", "index", "topics", "keywords")]
+    bags = [_module_page(i) for i in range(20)] + [_index_page(i) for i in range(5)]
+    links = [[("/html/body/div[body]/a", urls[20 + i % 5])] for i in range(20)]
+    links += [[("/html/body/table/tr/td/a", u) for u in urls[:20]] for _ in range(5)]
+    learner = sitemap_learner(marker_cut=True).fit(bags, urls=urls, links=links)
+    raster, vector, index = learner.labels_[0], learner.labels_[12], learner.labels_[20]
+    assert len({raster, vector, index}) == 3
+    assert learner.marker_cuts_ == {int(raster): {"r": int(raster), "v": int(vector)}}
+    # the sitemap's kinds keep the cut: the wrapper join must not join one template's parts again
+    assert learner.kind_labels_[0] != learner.kind_labels_[12]
+    # the crawl's clusters: the v part is navigated as the module cluster it was cut from
+    assert learner.structural([vector, index]).tolist() == [raster, index]
+    assert learner.clusters_ == sorted({int(raster), int(index)})
+    where = [f"{BASE}/v.new.html", f"{BASE}/r.new.html", f"{BASE}/i.new.html"]
+    assert learner.predict([_module_page(1)] * 3, urls=where).tolist() == [vector, raster, raster]
+    back = SitemapLearner.from_json(learner.to_json())
+    assert back.marker_cuts_ == learner.marker_cuts_
+    assert back.predict([_module_page(1)] * 3, urls=where).tolist() == [vector, raster, raster]
+    off = sitemap_learner().fit(bags, urls=urls, links=links)
+    assert off.marker_cut_ is False and off.marker_cuts_ == {} and off.labels_[0] == off.labels_[12]
+    assert sitemap_learner(method="paper").marker_cut_ is False
+    assert sitemap_learner(marker_cut=True, kind_markers="off").fit(bags, urls=urls, links=links).marker_cuts_ == {}
+
+
+@pytest.mark.parametrize("bad", ["yes", 1])
+def test_marker_cut_must_be_true_or_false(bad):
+    with pytest.raises(ValueError, match="marker_cut must be true or false"):
+        sitemap_learner(marker_cut=bad).validate()
