@@ -89,6 +89,7 @@ CANDIDATES = {
     "default, the UCC crawl values each cluster on its own (ucc_unit cluster)": {"method": "default", "ucc_unit": "cluster"},
     "default, the sampler refilled when its queue runs dry (sampler apath_refill)": {"method": "default", "sampler": "apath_refill"},
     "default, the sampler refilled while under 50 pages (sample_floor 50)": {"method": "default", "sample_floor": 50},
+    "default, the sampler never refilled (sample_floor 0)": {"method": "default", "sample_floor": 0},
     "default, the sampler refilled while under 100 pages (sample_floor 100)": {"method": "default", "sample_floor": 100},
     "default, the sampler refilled while under 200 pages (sample_floor 200)": {"method": "default", "sample_floor": 200},
     "default, target score blend with yield hubs (target_score yield)": {"method": "default", "target_score": "yield"},

@@ -205,6 +205,7 @@ def test_select_rule_keeps_templates_apart_and_round_trips():
     ({"sampler": "dfs"}, "sampler must be one of"),
     ({"train_size": 0}, "train_size must be an integer >= 1"),
     ({"sample_floor": -1}, "sample_floor must be an integer >= 0"),
+    ({"sample_floor": 2.5}, "sample_floor must be an integer >= 0"),
     ({"frontier_cap": 2.5}, "frontier_cap must be an integer >= 1"),
     ({"ucc_budget_share": 0}, "ucc_budget_share must be in"),
 ])

@@ -147,9 +147,9 @@ def test_a_refilled_sample_keeps_the_thinned_one_and_fills_the_budget():
 @pytest.mark.slow
 def test_a_sample_floor_gives_a_starved_real_site_something_to_cluster():
     """Racket's manuals (a validation site, issue 30 round 13): the paper's sampler stops at two
-    pages of 1,782; ``sample_floor: 50`` refills it past the floor, and the sample then holds
-    enough pages of several types for the learner to find more than one kind. (An option: the
-    rule kept it from the default, docs/source.md round 14.)"""
+    pages of 1,782; the default's sample floor (50 since round 15, docs/source.md) refills it
+    past the floor, and the sample then holds enough pages of several types for the learner to
+    find more than one kind."""
     import build_sites
     from settings_support import sitemap_settings
     from test_source_guard import built_site_mirror
@@ -158,9 +158,11 @@ def test_a_sample_floor_gives_a_starved_real_site_something_to_cluster():
     from crawlplan.source.experiment import site_specs, train_site
 
     site = "docs.racket-lang.org"
-    settings = sitemap_settings(method="default", sample_floor=50)
+    settings = sitemap_settings(method="default")
+    assert settings.sample_floor_ == 50 and sitemap_settings(method="paper").sample_floor_ == 0
     mirror = built_site_mirror(site)
     assert len(sample_apath(mirror, settings.train_size, seed=settings.seed)) == 2
+    assert len(train_site(mirror, sitemap_settings(method="default", sample_floor=0))[1]) == 2
     learner, sample = train_site(mirror, settings)
     assert len(sample) >= 50
     typer = site_specs(build_sites.site_types())[site].typer

@@ -91,6 +91,10 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
     return out
 
 
+# method default's sample floor: a sample that starves below it is refilled (issue 30's round 15:
+# designed on the design sites, decided on the validation sites' whole-mirror micro-F and target
+# harvest, docs/source.md "The final default")
+SAMPLE_FLOOR = 50
 _WHOLE = (("train_size", 1), ("sample_floor", 0), ("frontier_cap", 1), ("plan_top", 0), ("seed", 0))
 
 
@@ -103,7 +107,7 @@ class SitemapSettings(Settings):
     learner: LearnerSettings
     train_size: int             # pages the sampler fetches for learning
     sampler: str                # SAMPLERS
-    sample_floor: int           # apath: a dry queue is refilled while the sample is smaller
+    sample_floor: int | None    # apath: a dry queue is refilled while the sample is smaller (None: the method's)
     seed: int
     frontier_cap: int
     ucc_budget_share: float
@@ -118,12 +122,21 @@ class SitemapSettings(Settings):
         for key, least in _WHOLE:
             value = params.get(key)
             whole = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
-            if key in params and (not whole or value < least):
+            if key in params and value not in (None, "") and (not whole or value < least):
                 raise ValueError(f"{cls.SECTION}.{key} must be an integer >= {least}, got {value!r}")
         extra = dict(params.get("extra_site_types") or {})
         derived = {"learner": LearnerSettings.from_params(params),
                    "site_types": {**site_types(), **extra}, **derived}
         return settings_from(cls, params, cls.SECTION, **derived)
+
+    @property
+    def sample_floor_(self) -> int:
+        """The size a starved sample is refilled to (:func:`crawl.sample_apath`'s ``refill_to``):
+        ``SAMPLE_FLOOR`` for ``method: default`` since issue 30's round 15, 0 for the paper's
+        sampler, which never refills."""
+        if self.sample_floor is not None:
+            return self.sample_floor
+        return 0 if self.learner.method == "paper" else SAMPLE_FLOOR
 
     def __post_init__(self):
         SitemapLearner(self.learner).validate()
@@ -144,7 +157,7 @@ def train_site(mirror: Mirror, settings: SitemapSettings) -> tuple[SitemapLearne
     if settings.sampler == "bfs":
         sample = sample_bfs(mirror, settings.train_size)
     else:
-        refill_to = settings.train_size if settings.sampler == "apath_refill" else settings.sample_floor
+        refill_to = settings.train_size if settings.sampler == "apath_refill" else settings.sample_floor_
         sample = sample_apath(mirror, settings.train_size, seed=settings.seed, refill_to=refill_to)
     learner = SitemapLearner(settings.learner)
     check_features(mirror, learner)
