@@ -294,15 +294,24 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
             if not big:
                 continue
         parts = ([named] if named else []) + _namespace_parts(label, big, counts, min_pts, alpha, namespaces)
-        if len(parts) < 2:
-            continue
-        ordered = sorted(parts, key=lambda ss: -sum(counts[label][s] for s in ss))
-        cuts[label] = {s: label for s in ordered[0]}
-        for ss in ordered[1:]:
-            cuts[label].update({s: fresh for s in ss})
-            out[[i for i in members if sections[i] in ss]] = fresh
-            fresh += 1
+        if len(parts) >= 2:
+            fresh = _cut_into_parts(out, cuts, label, parts, counts[label], members, sections, fresh)
     return out, cuts
+
+
+def _cut_into_parts(out: np.ndarray, cuts: dict, label: int, parts: list[list[str]], pages: Counter,
+                    members, key_of: list, fresh: int) -> int:
+    """Cluster ``label`` cut into ``parts`` (groups of keys: sections, markers) in ``out`` and
+    ``cuts``: the part with the most sample ``pages`` keeps the label, the others take fresh
+    labels from ``fresh`` on (a member page goes by its key, ``key_of``). Returns the next fresh
+    label."""
+    ordered = sorted(parts, key=lambda keys: -sum(pages[k] for k in keys))
+    cuts[label] = {k: label for k in ordered[0]}
+    for keys in ordered[1:]:
+        cuts[label].update({k: fresh for k in keys})
+        out[[i for i in members if key_of[i] in keys]] = fresh
+        fresh += 1
+    return fresh
 
 
 def _marked_share(members, sections: list, marked: list[bool], section: str) -> float:
@@ -379,15 +388,9 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         if len(big) < 2:
             continue
         parts = _namespace_parts(label, big, counts, min_pts, alpha, namespaces)
-        if len(parts) < 2:
-            continue
-        members = np.flatnonzero(labels == label)
-        ordered = sorted(parts, key=lambda ks: -sum(counts[label][k] for k in ks))
-        cuts[label] = {k: label for k in ordered[0]}
-        for ks in ordered[1:]:
-            cuts[label].update({k: fresh for k in ks})
-            out[[i for i in members if keys[i] in ks]] = fresh
-            fresh += 1
+        if len(parts) >= 2:
+            members = np.flatnonzero(labels == label)
+            fresh = _cut_into_parts(out, cuts, label, parts, counts[label], members, keys, fresh)
     return out, cuts
 
 
