@@ -75,8 +75,11 @@ CANDIDATES = {
                                                                                 "crawl_guard_slack": 0.02},
     "default, kinds of one kind section joined (kind_section_join true)": {
         "method": "default", "kind_section_join": True},
-    "default, clusters cut by file-name kind marker (marker_cut true)": {
-        "method": "default", "marker_cut": True},
+    "default, clusters cut by file-name kind marker (marker_cut markers)": {
+        "method": "default", "marker_cut": "markers"},
+    "default, clusters cut by the case pattern of dotted names (marker_cut shapes)": {
+        "method": "default", "marker_cut": "shapes"},
+    "default, no cut by marker (marker_cut off)": {"method": "default", "marker_cut": "off"},
     "default, kinds read with their levels as written (kind_levels as_written)": {
         "method": "default", "kind_levels": "as_written"},
     "default, crawl states read with their levels collapsed (state_levels collapsed)": {

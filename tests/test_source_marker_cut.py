@@ -1,15 +1,16 @@
 """A cluster holding several file-name kind markers of one folder is cut by marker
 (``marker_cut``), except where the markers are namespaces that every kind repeats: synthetic URL
 sets in the shapes of a module reference rendered by one template (``r.*``, ``v.*``, ``db.*``
-modules in one folder), Haddock (``Data-*``, ``GHC-*`` module pages and their source listings)
-and Doxygen (``class*`` member lists beside unmarked ones); no real site."""
+modules in one folder), Haddock (``Data-*``, ``GHC-*`` module pages and their source listings),
+Doxygen (``class*`` member lists beside unmarked ones) and autosummary (``marker_cut: shapes``:
+functions, classes and members told by the case of a dotted name); no real site."""
 
 import numpy as np
 import pytest
 from settings_support import sitemap_learner
 
 from crawlplan.source.learner import SitemapLearner
-from crawlplan.source.url_kinds import cut_by_marker, marker_key, url_kinds
+from crawlplan.source.url_kinds import cut_by_marker, cut_key, marker_key, name_shape, url_kinds
 
 BASE = "https://gis.example.org/manuals"
 NAMES = "slope aspect buffer clean contour fill grow mask patch random stats sun thin".split()
@@ -74,7 +75,7 @@ def test_fit_cuts_kinds_predict_places_by_marker_and_navigation_stays_structural
     bags = [_module_page(i) for i in range(20)] + [_index_page(i) for i in range(5)]
     links = [[("/html/body/div[body]/a", urls[20 + i % 5])] for i in range(20)]
     links += [[("/html/body/table/tr/td/a", u) for u in urls[:20]] for _ in range(5)]
-    learner = sitemap_learner(marker_cut=True).fit(bags, urls=urls, links=links)
+    learner = sitemap_learner(marker_cut="markers").fit(bags, urls=urls, links=links)
     raster, vector, index = learner.labels_[0], learner.labels_[12], learner.labels_[20]
     assert len({raster, vector, index}) == 3
     assert learner.marker_cuts_ == {int(raster): {"r": int(raster), "v": int(vector)}}
@@ -88,13 +89,35 @@ def test_fit_cuts_kinds_predict_places_by_marker_and_navigation_stays_structural
     back = SitemapLearner.from_json(learner.to_json())
     assert back.marker_cuts_ == learner.marker_cuts_
     assert back.predict([_module_page(1)] * 3, urls=where).tolist() == [vector, raster, raster]
-    off = sitemap_learner().fit(bags, urls=urls, links=links)
-    assert off.marker_cut_ is False and off.marker_cuts_ == {} and off.labels_[0] == off.labels_[12]
-    assert sitemap_learner(method="paper").marker_cut_ is False
-    assert sitemap_learner(marker_cut=True, kind_markers="off").fit(bags, urls=urls, links=links).marker_cuts_ == {}
+    assert sitemap_learner().marker_cut_ == "shapes"      # method default's since issue 30's round 15
+    off = sitemap_learner(marker_cut="off").fit(bags, urls=urls, links=links)
+    assert off.marker_cut_ == "off" and off.marker_cuts_ == {} and off.labels_[0] == off.labels_[12]
+    assert sitemap_learner(method="paper").marker_cut_ == "off"
+    assert sitemap_learner(marker_cut="markers", kind_markers="off").fit(bags, urls=urls, links=links).marker_cuts_ == {}
 
 
-@pytest.mark.parametrize("bad", ["yes", 1])
-def test_marker_cut_must_be_true_or_false(bad):
-    with pytest.raises(ValueError, match="marker_cut must be true or false"):
+def test_name_shapes_tell_functions_types_and_members_apart_where_the_first_word_cannot():
+    """statsmodels-shaped (a design site of issue 30's round 15): autosummary writes functions,
+    classes and their members into one folder, one template, every name starting
+    ``statsmodels.``; the case of the last two words tells them apart."""
+    base = "https://api.example.org/generated/pkg.stats"
+    funcs = [f"{base}.tools.fn{i}.html" for i in range(6)]
+    classes = [f"{base}.models.Model{i}.html" for i in range(5)]
+    members = [f"{base}.models.Model{i % 5}.{m}.html" for i, m in enumerate("fit predict score summary _private aic".split())]
+    assert [name_shape(u) for u in (funcs[0], classes[0], members[0], members[4])] == ["ll", "lU", "Ul", "Ul"]
+    assert name_shape(f"{BASE}/r.slope.html") == "" and name_shape(f"{BASE}/index.html") == ""
+    assert name_shape("https://x.org/a.b.1c.html") == ""           # not identifiers: no shape
+    urls = funcs + classes + members
+    cut, cuts = cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes")
+    assert len(set(cut.tolist())) == 3 and set(cuts[0]) == {"ll", "lU", "Ul"}
+    # the leading word is one for all: the cut by marker sees one marker and cuts nothing
+    assert cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4)[1] == {}
+    assert cut_key(funcs[0], "shapes") == "ll" and cut_key(funcs[0], "markers") == "pkg"
+    with pytest.raises(ValueError, match="by must be markers or shapes"):
+        cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="words")
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, True])
+def test_marker_cut_must_be_one_of_its_modes(bad):
+    with pytest.raises(ValueError, match="marker_cut must be one of"):
         sitemap_learner(marker_cut=bad).validate()

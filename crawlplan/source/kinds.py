@@ -32,9 +32,9 @@ import numpy as np
 from crawlplan.source.url_kinds import (
     KIND_MIN_PAGES,
     MOSTLY,
+    cut_key,
     folder_parts,
     folder_root,
-    name_prefix,
     top_folder,
 )
 
@@ -203,14 +203,14 @@ def section_kinds(folder_cuts: Mapping[int, Mapping[str, int]]) -> set[str]:
 
 
 def marker_sections(sections: Sequence[str | None], labels, urls: Sequence[str],
-                    marker_cuts: Mapping[int, Mapping[str, int]]) -> list[str | None]:
+                    marker_cuts: Mapping[int, Mapping[str, int]], by: str) -> list[str | None]:
     """The pages' sections, a page of a part that a cut by marker gave it (``marker_cuts_``)
     in a section of its marker's: the cut is the file name's verdict that the parts are kinds,
     and the wrapper join, which joins kinds of one section by their template, must not undo it."""
     parts_of = {part: parts for parts in marker_cuts.values() for part in parts.values()}
     out = list(sections)
     for i, (label, url) in enumerate(zip(np.asarray(labels).tolist(), urls)):
-        marker = name_prefix(url) if label in parts_of else ""
+        marker = cut_key(url, by) if label in parts_of else ""
         if marker in parts_of.get(label, ()) and out[i] is not None:
             out[i] = f"{out[i]}|{marker}"
     return out
@@ -252,7 +252,7 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     root = folder_root(urls) if urls is not None else "/"
     sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * len(bags)
     if urls is not None and getattr(model or learner, "marker_cuts_", None):
-        sections = marker_sections(sections, kinds, urls, (model or learner).marker_cuts_)
+        sections = marker_sections(sections, kinds, urls, (model or learner).marker_cuts_, learner.marker_cut_)
     if learner.kind_join_ > 0 or learner.kind_cross_join_ > 0:
         joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_, learner.kind_cross_join_)
     if learner.kind_folder_join_ and urls is not None:

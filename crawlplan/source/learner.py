@@ -27,9 +27,9 @@ from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
     cut_by_folder,
     cut_by_marker,
+    cut_key,
     folder_root,
     merge_by_url_kind,
-    name_prefix,
     prefix_counts,
     top_folder,
     url_kind_clusters,
@@ -138,8 +138,9 @@ class SitemapLearner(LearnerParams):
                                                       unmarked_sections=self.folder_cut_ == "unmarked_sections",
                                                       namespaces=self.namespace_test_)
         self.marker_cuts_ = {}
-        if urls is not None and self.marker_cut_ and self.markers_in_clusters_:
-            labels, self.marker_cuts_ = cut_by_marker(labels, urls, self.min_pts, namespaces=self.namespace_test_)
+        by = self.marker_cut_
+        if urls is not None and (by == "shapes" or by == "markers" and self.markers_in_clusters_):
+            labels, self.marker_cuts_ = cut_by_marker(labels, urls, self.min_pts, namespaces=self.namespace_test_, by=by)
         self.labels_ = labels
         self.kind_model_, self.kind_labels_, self.kind_joins_ = fit_kinds(self, X, bags, urls, links, resolve)
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
@@ -156,7 +157,7 @@ class SitemapLearner(LearnerParams):
         """This learner's clustering (features, eps, DBSCAN, noise rule) of other bags: the
         link-context bags of ``link_context: flat``."""
         plain = dataclasses.replace(self.settings, link_context="off", min_cluster_share=0.0, url_merge=0.0,
-                                    folder_cut="off", marker_cut=False, **KINDS_ARE_CLUSTERS)
+                                    folder_cut="off", marker_cut="off", **KINDS_ARE_CLUSTERS)
         return type(self)(plain).fit(bags).labels_
 
     def predict_kind(self, X, urls: Sequence[str] | None = None) -> np.ndarray:
@@ -357,7 +358,7 @@ class SitemapLearner(LearnerParams):
                 if cuts and label in cuts and url:
                     label = labels[i] = cuts[label].get(top_folder(url, self.folder_root_), label)
                 if by_marker and label in by_marker and url:
-                    labels[i] = by_marker[label].get(name_prefix(url), label)
+                    labels[i] = by_marker[label].get(cut_key(url, self.marker_cut_), label)
         return labels
 
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:

@@ -65,6 +65,10 @@ Two configurations (``method``):
   * in a flat site, where the example's folder holds the whole sample, the target family is the
     example's file-name kind when the structure agrees (``kind_markers: clusters_flat``; git's
     ``git-*`` commands), while a folder that mixes kinds is not narrowed (round 6).
+  * a cluster whose pages are named by dotted qualified names is cut by the case pattern of
+    the name's last two words (``marker_cut: shapes``, round 15: functions ``ll``, classes
+    ``lU``, members ``Ul``), unless the shapes are namespaces; designed on statsmodels' API,
+    it raised SciPy's and Twisted's micro-F on validation and lowered none.
   * a UCC crawl values a page's cluster by its kind (``ucc_unit: kind``, round 13): the clusters
     of one kind share one Info (HITS on the kinds' graph), one Dsim (the kind's pages together)
     and one Balance count, so a kind the structure splits — and a cluster that mixes it with
@@ -82,8 +86,8 @@ Two configurations (``method``):
   of the example's kind (``target_unit: kind``, round 13: GnuCash's and Boost's target crawls
   above BFS), and so did kinds of different sections joined by their wrapper-blind cosine
   (``kind_cross_join``, round 14: Pike's and Free Pascal's micro-F up, cmake's down 0.258),
-  and so did a cluster cut by its file-name kind markers (``marker_cut``, round 15: GRASS's
-  micro-F up 0.153, Boost's down 0.102).
+  and so did a cluster cut by its file-name kind markers (``marker_cut: markers``, round 15:
+  GRASS's micro-F up 0.153, Boost's down 0.102).
   Smooth idf for the crawl's clusters too
   (``idf: smooth``) raised the validation micro-F (0.732 -> 0.810) but lowered three
   validation sites' target harvest: an option; ``kinds: smooth_idf`` keeps its kinds and the
@@ -104,7 +108,7 @@ from crawlplan.source.guard import GUARDS
 from crawlplan.source.kinds import KIND_LEVELS, UNITS
 from crawlplan.source.link_context import LINK_CONTEXT_MODES
 from crawlplan.source.target import TARGET_SCORES
-from crawlplan.source.url_kinds import MOSTLY
+from crawlplan.source.url_kinds import MARKER_CUTS, MOSTLY
 
 METHODS = ("default", "paper")
 # where file-name kind markers name a kind of page: in the clusters (url_merge, folder_cut's guard),
@@ -159,7 +163,7 @@ class LearnerSettings(Settings):
     kind_cross_join: float | None
     kind_folder_join: bool | None
     kind_section_join: bool | None
-    marker_cut: bool | None
+    marker_cut: str | None
     kind_levels: str | None
     state_levels: str | None
     namespace_test: str | None
@@ -415,10 +419,15 @@ class LearnerParams:
         return False if self.kind_section_join is None else self.kind_section_join
 
     @property
-    def marker_cut_(self) -> bool:
-        """A cluster holding two or more file-name kind markers of a folder is cut by marker
-        (:func:`url_kinds.cut_by_marker`) unless the markers are namespaces; an option."""
-        return False if self.marker_cut is None else self.marker_cut
+    def marker_cut_(self) -> str:
+        """``markers``: a cluster holding two or more file-name kind markers of a folder is cut
+        by marker (:func:`url_kinds.cut_by_marker`) unless the markers are namespaces;
+        ``shapes``: by the case pattern of dotted names instead (:func:`url_kinds.name_shape`),
+        method default's since issue 30's round 15 (``markers`` is an option); ``off``: the
+        paper's."""
+        if self.marker_cut is not None:
+            return self.marker_cut
+        return "off" if self.method == "paper" else "shapes"
 
     @property
     def crawl_guard_(self) -> str:
@@ -445,6 +454,7 @@ class LearnerParams:
                    "ucc_unit": (self.ucc_unit_, UNITS),
                    "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
                    "namespace_test": (self.namespace_test_, NAMESPACE_TESTS),
+                   "marker_cut": (self.marker_cut_, MARKER_CUTS),
                    "crawl_guard": (self.crawl_guard_, GUARDS),
                    "link_context": (self.link_context_, LINK_CONTEXT_MODES),
                    "idf": (self.idf_mode_, IDF_MODES),
@@ -480,7 +490,7 @@ class LearnerParams:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:
             raise ValueError(f"kind_markers must be one of {', '.join(KIND_MARKER_USES)}, got {self.kind_markers!r}")
-        for name in ("binary_tf", "kind_folder_join_", "kind_section_join_", "marker_cut_"):
+        for name in ("binary_tf", "kind_folder_join_", "kind_section_join_"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name.rstrip('_')} must be true or false, got {getattr(self, name.rstrip('_'))!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):

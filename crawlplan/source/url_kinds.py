@@ -356,10 +356,36 @@ def _namespace_parts(label: int, sections: list[str], counts: dict[int, Counter]
     return list(parts.values())
 
 
+MARKER_CUTS = ("off", "markers", "shapes")
+_DOTTED_WORD = re.compile(r"_*[A-Za-z][A-Za-z0-9_]*$")
+
+
+def name_shape(url: str) -> str:
+    """The case pattern of a dotted name's last two words, for a file name of three or more
+    dotted identifiers: ``ll`` for ``statsmodels.tsa.stattools.acf``, ``lU`` for
+    ``...linear_model.OLS``, ``Ul`` for ``...OLS.fit`` (leading underscores ignored); '' for any
+    other name. API generators name a page by the object's qualified name, and the naming
+    conventions of most languages write a type's name with a capital and a function's, a
+    module's or a member's without, so the case of the last two words tells a function from a
+    type from a type's member where one template renders them all into one folder."""
+    words = _stem(url).split(".")
+    if len(words) < 3 or not all(_DOTTED_WORD.match(w) for w in words):
+        return ""
+    return "".join("U" if w.lstrip("_")[:1].isupper() else "l" for w in words[-2:])
+
+
+def cut_key(url: str, by: str) -> str:
+    """What a cut by marker (``marker_cut``) reads off a URL: its file name's leading word
+    (``markers``; a kind marker when the sample's folder says so) or its name shape (``shapes``,
+    :func:`name_shape`)."""
+    return name_shape(url) if by == "shapes" else name_prefix(url)
+
+
 def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: float = NAMESPACE_ALPHA,
-                  namespaces: str = "all_clusters") -> tuple[np.ndarray, dict[int, dict[str, int]]]:
+                  namespaces: str = "all_clusters", by: str = "markers") -> tuple[np.ndarray, dict[int, dict[str, int]]]:
     """A cluster holding at least ``min_pts`` sample pages of each of two or more leading kind
-    markers of one folder (:func:`url_kinds`) is cut into one cluster per marker — unless the
+    markers of one folder (:func:`url_kinds`; with ``by: shapes`` two or more name shapes,
+    :func:`name_shape`) is cut into one cluster per marker — unless the
     other clusters say the markers are namespaces of one kind (:func:`_namespace_parts`, the
     test :func:`cut_by_folder` makes of sections). Returns the labels (parts numbered after the
     existing clusters; the largest marker keeps the label, unmarked pages and markers under
@@ -375,7 +401,10 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     beside ``struct*`` ones under the kind-marker share) is one marker, so nothing is cut."""
     if len(urls) != len(labels):
         raise ValueError(f"cut_by_marker: {len(labels)} labels for {len(urls)} URLs")
-    keys = [marker_key(kind) for kind in url_kinds(urls, markers=True)]
+    if by not in MARKER_CUTS[1:]:
+        raise ValueError(f"cut_by_marker: by must be markers or shapes, got {by!r}")
+    keys = [marker_key(kind) for kind in url_kinds(urls, markers=True)] if by == "markers" else \
+        [name_shape(url) for url in urls]
     counts: dict[int, Counter] = {}
     for key, label in zip(keys, labels.tolist()):
         if label != -1 and key:
