@@ -204,6 +204,7 @@ def test_select_rule_keeps_templates_apart_and_round_trips():
     ({"alpha_ucc": 1.5}, "alpha_ucc must be in"),
     ({"sampler": "dfs"}, "sampler must be one of"),
     ({"train_size": 0}, "train_size must be an integer >= 1"),
+    ({"train_size": ""}, "train_size must be an integer >= 1"),   # "" is the method's for sample_floor only
     ({"sample_floor": -1}, "sample_floor must be an integer >= 0"),
     ({"sample_floor": 2.5}, "sample_floor must be an integer >= 0"),
     ({"frontier_cap": 2.5}, "frontier_cap must be an integer >= 1"),

@@ -96,6 +96,7 @@ def _demo_specs(root: Path) -> dict[str, SiteSpec]:
 # harvest, docs/source.md "The final default")
 SAMPLE_FLOOR = 50
 _WHOLE = (("train_size", 1), ("sample_floor", 0), ("frontier_cap", 1), ("plan_top", 0), ("seed", 0))
+_UNSET_IS_THE_METHODS = {"sample_floor"}   # "" / null: the method's preset (``sample_floor_``)
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,8 @@ class SitemapSettings(Settings):
         for key, least in _WHOLE:
             value = params.get(key)
             whole = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
-            if key in params and value not in (None, "") and (not whole or value < least):
+            unset = value in (None, "") and key in _UNSET_IS_THE_METHODS
+            if key in params and not unset and (not whole or value < least):
                 raise ValueError(f"{cls.SECTION}.{key} must be an integer >= {least}, got {value!r}")
         extra = dict(params.get("extra_site_types") or {})
         derived = {"learner": LearnerSettings.from_params(params),

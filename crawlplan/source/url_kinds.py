@@ -273,10 +273,7 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     root = folder_root(urls) if root is None else root
     sections = [top_folder(u, root) for u in urls]
     marked = [bool(kind and kind[1]) for kind in url_kinds(urls, markers=markers)]
-    counts: dict[int, Counter] = {}
-    for section, label in zip(sections, labels.tolist()):
-        if label != -1 and section is not None:
-            counts.setdefault(int(label), Counter())[section] += 1
+    counts = _pages_by_key(sections, labels)
     out = labels.copy()
     fresh = int(labels.max()) + 1 if len(labels) else 0
     cuts: dict[int, dict[str, int]] = {}
@@ -297,6 +294,16 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         if len(parts) >= 2:
             fresh = _cut_into_parts(out, cuts, label, parts, counts[label], members, sections, fresh)
     return out, cuts
+
+
+def _pages_by_key(keys: Sequence[str | None], labels: np.ndarray) -> dict[int, Counter]:
+    """{cluster: {key: sample pages}} of the clustered pages (outliers left out) that have a key
+    (a section, a marker; None: none) -- what a cut by that key reads a cluster by."""
+    counts: dict[int, Counter] = {}
+    for key, label in zip(keys, labels.tolist()):
+        if label != -1 and key is not None:
+            counts.setdefault(int(label), Counter())[key] += 1
+    return counts
 
 
 def _cut_into_parts(out: np.ndarray, cuts: dict, label: int, parts: list[list[str]], pages: Counter,
@@ -405,10 +412,7 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         raise ValueError(f"cut_by_marker: by must be markers or shapes, got {by!r}")
     keys = [marker_key(kind) for kind in url_kinds(urls, markers=True)] if by == "markers" else \
         [name_shape(url) for url in urls]
-    counts: dict[int, Counter] = {}
-    for key, label in zip(keys, labels.tolist()):
-        if label != -1 and key:
-            counts.setdefault(int(label), Counter())[key] += 1
+    counts = _pages_by_key([key or None for key in keys], labels)
     out = labels.copy()
     fresh = int(labels.max()) + 1 if len(labels) else 0
     cuts: dict[int, dict[str, int]] = {}
