@@ -89,6 +89,8 @@ CANDIDATES = {
     "default, paper's target score (target_score paper)": {"method": "default", "target_score": "paper"},
     "default, likely targets first (target_score likely_first)": {"method": "default", "target_score": "likely_first"},
     "default, the target crawl seeks the example's kind (target_unit kind)": {"method": "default", "target_unit": "kind"},
+    "default, the target crawl seeks the example's file-name part of its cluster (target_unit name_part)": {
+        "method": "default", "target_unit": "name_part"},
     "default, the UCC crawl values each cluster on its own (ucc_unit cluster)": {"method": "default", "ucc_unit": "cluster"},
     "default, the sampler refilled when its queue runs dry (sampler apath_refill)": {"method": "default", "sampler": "apath_refill"},
     "default, the sampler refilled while under 50 pages (sample_floor 50)": {"method": "default", "sample_floor": 50},

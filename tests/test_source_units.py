@@ -53,7 +53,8 @@ def test_each_cluster_takes_the_kind_most_of_its_sample_pages_have():
 
 
 def test_the_preset_seeks_the_example_cluster_and_kind_seeks_its_kind():
-    assert sitemap_learner().target_unit_ == "cluster"          # the rule kept it an option (issue 30, round 13)
+    assert sitemap_learner(method="paper").target_unit_ == "cluster"
+    assert sitemap_learner().target_unit_ == "name_part"        # kind: the rule kept it an option (issue 30, round 13)
     assert target_clusters(_learner(), SECTION) == {SECTION}
     kind = _learner(target_unit="kind")
     assert target_clusters(kind, SECTION) == target_clusters(kind, SECTION_WITH_TABLES) == {SECTION, SECTION_WITH_TABLES}
@@ -89,6 +90,43 @@ def test_a_kind_target_counts_scores_and_hubs_the_kind_as_one():
     single = hub_worth(_learner(), SECTION)
     assert [single[c] for c in _learner().clusters_] == pytest.approx(list(A[:, SECTION] / A[:, SECTION].sum()))
     assert hub_worth(_learner(), {SECTION}) == single
+
+
+def test_a_name_part_target_seeks_the_examples_part_of_a_cut_cluster_and_reads_links_by_url():
+    """``target_unit: name_part``: the guide's sections cut by the case pattern of their dotted
+    names (``marker_cut: shapes``) into functions (the example's part), classes and members.
+    Pages and links of another part are no target wherever the structure puts them; a cluster
+    not cut is its one part; a cut by section is not read."""
+    api = f"{HOST}/api/pkg.mod"
+    function, klass, member = f"{api}.load.html", f"{api}.Reader.html", f"{api}.Reader.read.html"
+    learner = _learner(target_unit="name_part", marker_cut="shapes", target_feedback=0)
+    learner.marker_cuts_ = {SECTION: {"ll": SECTION, "lU": 5, "Ul": 6}}
+    assert [learner.part_of(SECTION, u) for u in (function, klass, member)] == [SECTION, 5, 6]
+    assert learner.part_of(SECTION, f"{HOST}/api/intro.html") == SECTION   # no shape: the largest part's
+    assert learner.part_of(LICENSE, klass) == LICENSE and learner.part_of(SECTION, None) == SECTION
+    probs = {k: nav.row_probabilities(v) for k, v in learner.navigation_.items()}
+    part = TargetFeedback(learner, probs, target=SECTION, example=function)
+    cluster = TargetFeedback(_learner(target_unit="cluster", marker_cut="shapes", target_feedback=0), probs,
+                             target=SECTION, example=function)
+    assert part.is_hit(SECTION, function) and not part.is_hit(SECTION, klass) and not part.is_hit(SECTION, member)
+    assert cluster.is_hit(SECTION, klass)                       # the paper's unit: the whole cluster
+    toc = (CONTENTS, "toc")
+    assert part.expected_hit(toc, klass) == 0.0 and part.expected_hit(toc, function) == pytest.approx(4 / 6)
+    assert part.score(toc, klass) < part.score(toc, function) == pytest.approx(cluster.score(toc, klass))
+    # an example in the classes' part seeks the classes
+    classes = TargetFeedback(learner, probs, target=SECTION, example=klass)
+    assert classes.is_hit(SECTION, f"{api}.Writer.html") and not classes.is_hit(SECTION, function)
+    # a cluster not cut: the part is the cluster, nothing read off the URL
+    uncut = TargetFeedback(learner, probs, target=LICENSE, example=f"{HOST}/license/1.html")
+    assert uncut.part is None and uncut.is_hit(LICENSE, klass)
+    # sections of the cluster cut apart (a javadoc's packages): the target spans them, by name
+    learner.folder_root_, learner.folder_cuts_ = "/", {SECTION: {"api": SECTION, "api2": 7}}
+    learner.marker_cuts_ = {SECTION: {"ll": SECTION, "lU": 5}, 7: {"ll": 7, "lU": 8}}
+    sections = TargetFeedback(learner, probs, target=SECTION, example=function)
+    assert learner.part_of(SECTION, f"{HOST}/api2/pkg.mod.load.html") == 7
+    assert sections.is_hit(SECTION, f"{HOST}/api2/pkg.mod.load.html")
+    assert not sections.is_hit(SECTION, f"{HOST}/api2/pkg.mod.Reader.html") and not sections.is_hit(SECTION, klass)
+    assert learner.target_unit_ == "name_part" and learner.validate()
 
 
 def test_the_paper_values_a_ucc_link_by_its_clusters():
@@ -168,3 +206,29 @@ def test_a_sample_floor_gives_a_starved_real_site_something_to_cluster():
     typer = site_specs(build_sites.site_types())[site].typer
     assert len({typer(u) for u in sample}) >= 3
     assert len(set(learner.kind_labels_.tolist()) - {-1}) >= 2
+
+
+@pytest.mark.slow
+def test_a_name_part_target_takes_functions_not_the_members_sharing_their_template():
+    """statsmodels' API (a design site, issue 30 round 16): functions, classes and members share
+    one template and one folder, so the example's structural cluster holds 2,120 members beside
+    218 functions. The cut by name shape parts them in the sitemap; with ``target_unit:
+    name_part`` the target crawl seeks the example's part too, and its hits are functions."""
+    import build_sites
+    from settings_support import sitemap_settings
+    from test_source_guard import built_site_mirror
+
+    from crawlplan.source.crawl import CrawlSimulator
+    from crawlplan.source.experiment import site_specs, train_site
+
+    site = "www.statsmodels.org"
+    mirror = built_site_mirror(site)
+    spec = site_specs(build_sites.site_types())[site]
+    harvest = {}
+    for unit in ("cluster", "name_part"):
+        settings = sitemap_settings(method="default", target_unit=unit)
+        learner, _ = train_site(mirror, settings)
+        sim = CrawlSimulator(mirror, learner, frontier_cap=settings.frontier_cap)
+        types = [spec.typer(s.url) for s in sim.run("target", 200, example=spec.example)]
+        harvest[unit] = types.count(spec.target_type) / len(types)
+    assert harvest["name_part"] >= 0.9 > 0.6 > harvest["cluster"], harvest

@@ -350,16 +350,33 @@ class SitemapLearner(LearnerParams):
             # pages: farther than the radius from every clustered page is an outlier
             dist, _ = self._knn.kneighbors(V, n_neighbors=1)
             labels[dist[:, 0] > self._radius] = -1
-        cuts = getattr(self, "folder_cuts_", None)   # a learner put together by hand has none
-        by_marker = getattr(self, "marker_cuts_", None)
-        if cuts or by_marker:
+        if getattr(self, "folder_cuts_", None) or getattr(self, "marker_cuts_", None):
             urls = urls if urls is not None else [getattr(x, "url", None) for x in X]
-            for i, (label, url) in enumerate(zip(labels.tolist(), urls)):
-                if cuts and label in cuts and url:
-                    label = labels[i] = cuts[label].get(top_folder(url, self.folder_root_), label)
-                if by_marker and label in by_marker and url:
-                    labels[i] = by_marker[label].get(cut_key(url, self.marker_cut_), label)
+            labels = np.array([self.part_of(label, url) for label, url in zip(labels.tolist(), urls)], dtype=int)
         return labels
+
+    def part_of(self, label: int, url: str | None) -> int:
+        """The part of structural cluster ``label`` that a page at ``url`` falls in: its
+        section's (:meth:`section_part`), then its file name's (:meth:`name_part`). Only the
+        URL is read, so a crawl can tell the part of a link it has not fetched, were the page to
+        fall in that cluster."""
+        return self.name_part(self.section_part(label, url), url)
+
+    def section_part(self, label: int, url: str | None) -> int:
+        """The part of ``label`` the cut by section (``folder_cuts_``) gives a page at ``url``:
+        ``label`` itself for a cluster not cut, a section the sample never cut, or no URL."""
+        cuts = getattr(self, "folder_cuts_", None) or {}   # a learner put together by hand has none
+        if url and label in cuts:
+            return int(cuts[label].get(top_folder(url, self.folder_root_), label))
+        return int(label)
+
+    def name_part(self, label: int, url: str | None) -> int:
+        """The part of ``label`` (a structural cluster or a section part) the cut by file name
+        (``marker_cuts_``) gives a page at ``url``: ``label`` for a name the cut did not part."""
+        by_marker = getattr(self, "marker_cuts_", None) or {}
+        if url and label in by_marker:
+            return int(by_marker[label].get(cut_key(url, self.marker_cut_), label))
+        return int(label)
 
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:
         return self.fit(X, **kw).labels_

@@ -10,11 +10,13 @@ links whose row mostly leads to the target, and ``rate`` for the rest, after the
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
+from crawlplan.source.kinds import UNITS
 from crawlplan.source.url_kinds import (
     FAMILY_MAX_SHARE,
     MOSTLY,
@@ -25,6 +27,9 @@ from crawlplan.source.url_kinds import (
 )
 
 TARGET_SCORES = ("paper", "yield", "rate", "likely_first")
+# what a target crawl seeks (target_unit): the example's structural cluster, every cluster of its
+# kind, or the part of its cluster that the example's file name falls in (TargetFeedback.other_part)
+TARGET_UNITS = UNITS + ("name_part",)
 # added to the score of a link in the example's family: it ranks before every link outside it
 # (those score at most 1, at most 2 with likely_first)
 FAMILY_FIRST = 1.0
@@ -75,6 +80,12 @@ class TargetFeedback:
         self._prior: dict[tuple, tuple[float, float]] = {}
         self.fetched: Counter = Counter()
         self.hits: Counter = Counter()
+        self._name_part, self.part = None, None
+        if getattr(learner, "target_unit_", "cluster") == "name_part" and example and target != -1:
+            section = learner.section_part(target, example)
+            if section in (getattr(learner, "marker_cuts_", None) or {}):   # else its one part is the cluster
+                self._name_part = functools.partial(learner.name_part, section)
+                self.part = self._name_part(example)
         self.family = example_family(learner, example, self.targets)
         self.family_is_target = _family_holds_target(learner, self.family, self.targets)
         family = self.family if self.family_is_target else None
@@ -85,7 +96,16 @@ class TargetFeedback:
             if self.mode == "likely_first" else None
 
     def in_family(self, url: str | None) -> bool:
-        return self.family is not None and url is not None and url in self.family
+        return self.family is not None and url is not None and url in self.family and not self.other_part(url)
+
+    def other_part(self, url: str | None) -> bool:
+        """Whether the page at ``url`` — fetched or not — is of another part than the example's
+        where the cut by file name parted the example's cluster (``target_unit: name_part``):
+        then it is no target, wherever the structure puts it. The cut reads the URL alone, so a
+        link is judged before it is fetched. A section part is not read: two sections of one
+        kind that the cut by section parted (a javadoc's packages, issue 30's round 16) are one
+        target."""
+        return self._name_part is not None and url is not None and self._name_part(url) != self.part
 
     def prior(self, row: tuple) -> tuple[float, float, float]:
         """(P(C_t | row), sum_j P(C_j | row) h_j, sum_j P(C_j | row) Y_j) from the navigation
@@ -101,7 +121,7 @@ class TargetFeedback:
     def is_hit(self, cluster: int, url: str | None = None) -> bool:
         if self.family_is_target:
             return self.in_family(url)
-        return cluster in self.targets or self.in_family(url)
+        return (cluster in self.targets and not self.other_part(url)) or self.in_family(url)
 
     def observe(self, row: tuple, cluster: int, url: str | None = None) -> None:
         self.fetched[row] += 1
@@ -126,8 +146,8 @@ class TargetFeedback:
             # P = 1, and ranked before every link outside the family; the hub term breaks ties
             first = FAMILY_FIRST + (LIKELY if self.mode == "likely_first" else 0.0)
             return first + self.value(1.0, 0.0) + self.value(0.0, hub)
-        # outside the family where the family is the target: only the way on counts
-        p_target = 0.0 if self.family_is_target else self._p_target(row)
+        # outside the family where the family is the target, or in another part: only the way on counts
+        p_target = 0.0 if self.family_is_target or self.other_part(url) else self._p_target(row)
         if self.mode != "likely_first":
             return self.value(p_target, hub)
         if p_target >= MOSTLY:
@@ -157,7 +177,7 @@ class TargetFeedback:
         crawl has seen (the BFS guard then takes BFS's own yield, ``guard.BfsShadow``)."""
         if self.in_family(url):
             return 1.0
-        if self.family_is_target:
+        if self.family_is_target or self.other_part(url):
             return 0.0
         if row is None or (row not in self.rows and not self.fetched[row]):
             return None
