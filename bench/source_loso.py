@@ -91,6 +91,8 @@ CANDIDATES = {
     "default, the target crawl seeks the example's kind (target_unit kind)": {"method": "default", "target_unit": "kind"},
     "default, the target crawl seeks the example's file-name part of its cluster (target_unit name_part)": {
         "method": "default", "target_unit": "name_part"},
+    "default, the target crawl seeks the example's whole cluster (target_unit cluster)": {
+        "method": "default", "target_unit": "cluster"},
     "default, the UCC crawl values each cluster on its own (ucc_unit cluster)": {"method": "default", "ucc_unit": "cluster"},
     "default, the sampler refilled when its queue runs dry (sampler apath_refill)": {"method": "default", "sampler": "apath_refill"},
     "default, the sampler refilled while under 50 pages (sample_floor 50)": {"method": "default", "sample_floor": 50},
