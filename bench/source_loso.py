@@ -80,6 +80,8 @@ CANDIDATES = {
     "default, clusters cut by the case pattern of dotted names (marker_cut shapes)": {
         "method": "default", "marker_cut": "shapes"},
     "default, no cut by marker (marker_cut off)": {"method": "default", "marker_cut": "off"},
+    "default, clusters cut by name shape and by member names (marker_cut shapes_members)": {
+        "method": "default", "marker_cut": "shapes_members"},
     "default, kinds read with their levels as written (kind_levels as_written)": {
         "method": "default", "kind_levels": "as_written"},
     "default, crawl states read with their levels collapsed (state_levels collapsed)": {

@@ -2,15 +2,18 @@
 (``marker_cut``), except where the markers are namespaces that every kind repeats: synthetic URL
 sets in the shapes of a module reference rendered by one template (``r.*``, ``v.*``, ``db.*``
 modules in one folder), Haddock (``Data-*``, ``GHC-*`` module pages and their source listings),
-Doxygen (``class*`` member lists beside unmarked ones) and autosummary (``marker_cut: shapes``:
-functions, classes and members told by the case of a dotted name); no real site."""
+Doxygen (``class*`` member lists beside unmarked ones), autosummary (``marker_cut: shapes``:
+functions, classes and members told by the case of a dotted name) and fpdoc
+(``marker_cut: shapes_members``: identifiers and their members told by the number of words of
+a lower-case name); no real site."""
 
 import numpy as np
 import pytest
 from settings_support import sitemap_learner
 
 from crawlplan.source.learner import SitemapLearner
-from crawlplan.source.url_kinds import cut_by_marker, cut_key, marker_key, name_shape, url_kinds
+from crawlplan.source.name_cuts import cut_by_marker, cut_key, marker_key, member_words, name_shape
+from crawlplan.source.url_kinds import url_kinds
 
 BASE = "https://gis.example.org/manuals"
 NAMES = "slope aspect buffer clean contour fill grow mask patch random stats sun thin".split()
@@ -113,8 +116,46 @@ def test_name_shapes_tell_functions_types_and_members_apart_where_the_first_word
     # the leading word is one for all: the cut by marker sees one marker and cuts nothing
     assert cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4)[1] == {}
     assert cut_key(funcs[0], "shapes") == "ll" and cut_key(funcs[0], "markers") == "pkg"
-    with pytest.raises(ValueError, match="by must be markers or shapes"):
+    with pytest.raises(ValueError, match="by must be one of"):
         cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="words")
+
+
+def test_member_names_are_cut_from_identifiers_only_where_the_folder_shows_member_pages():
+    """fpdoc-shaped (the LCL, a design site of issue 30's round 17): identifiers (``tcontrol``)
+    and their members (``tcontrol.align``) in one template and one folder, all lower case, so no
+    name shape; the number of words tells them apart where the two-word names are members of
+    linked pages and a real part of the cluster. Python-shaped: a few dotted modules
+    (``os.path`` beside ``os``) are one kind with the others, and stay whole."""
+    unit = "https://docs.example.org/lcl/controls"
+    idents = [f"{unit}/{NAMES[i]}.html" for i in range(10)]
+    members = [f"{unit}/{NAMES[i % 10]}.{m}.html" for i, m in enumerate("align width height top left caption".split())]
+    assert [member_words(u) for u in (idents[0], members[0], f"{unit}/index-2.html", f"{BASE}/a.b.c.html")] == \
+        ["1w", "2w", "", ""]
+    urls = idents + members
+    cut, cuts = cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes_members")
+    assert cuts == {0: {"1w": 0, "2w": 1}} and cut.tolist() == [0] * 10 + [1] * 6
+    assert cut_key(members[0], "shapes_members") == "2w" and cut_key(members[0], "shapes") == ""
+    # the same names with only the identifiers' case-insensitive cut: no shape, nothing cut
+    assert cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes")[1] == {}
+    # members whose types the sample never links are no evidence of member pages
+    orphans = [f"{unit}/x{i}.{m}.html" for i, m in enumerate("align width height top left caption".split())]
+    assert cut_by_marker(np.zeros(16, dtype=int), idents + orphans, min_pts=4, by="shapes_members")[1] == {}
+    # ... unless the sample's links know them
+    known = idents + orphans + [f"{unit}/x{i}.html" for i in range(6)]
+    assert cut_by_marker(np.zeros(16, dtype=int), idents + orphans, min_pts=4, by="shapes_members",
+                         known=known)[1] == {0: {"1w": 0, "2w": 1}}
+    # Python-shaped: 4 dotted modules among 20 (under MEMBER_MIN_SHARE) are modules too
+    modules = [f"{BASE}/m{i}.html" for i in range(16)] + [f"{BASE}/m{i}.sub.html" for i in range(4)]
+    assert cut_by_marker(np.zeros(20, dtype=int), modules, min_pts=4, by="shapes_members")[1] == {}
+    # fitted: the learner cuts its one-template cluster the same way, places a new member by its
+    # name alone, and keeps the cut through its JSON form
+    bags = [_module_page(i) for i in range(16)]
+    learner = sitemap_learner(marker_cut="shapes_members").fit(bags, urls=urls, links=[[] for _ in urls])
+    ident, member = int(learner.labels_[0]), int(learner.labels_[10])
+    assert ident != member and learner.marker_cuts_ == {ident: {"1w": ident, "2w": member}}
+    where = [f"{unit}/{NAMES[1]}.visible.html", f"{unit}/{NAMES[11]}.html"]
+    back = SitemapLearner.from_json(learner.to_json())
+    assert back.predict([_module_page(1)] * 2, urls=where).tolist() == [member, ident]
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, True])

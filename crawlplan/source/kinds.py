@@ -29,10 +29,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from crawlplan.source.name_cuts import cut_key
 from crawlplan.source.url_kinds import (
     KIND_MIN_PAGES,
     MOSTLY,
-    cut_key,
     folder_parts,
     folder_root,
     top_folder,

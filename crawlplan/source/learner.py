@@ -23,11 +23,10 @@ from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram,
 from crawlplan.source.features import extract
 from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, cluster_kinds, fit_kinds, joined, levels_collapsed
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
+from crawlplan.source.name_cuts import cut_by_marker, cut_key
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
     cut_by_folder,
-    cut_by_marker,
-    cut_key,
     folder_root,
     merge_by_url_kind,
     prefix_counts,
@@ -139,8 +138,10 @@ class SitemapLearner(LearnerParams):
                                                       namespaces=self.namespace_test_)
         self.marker_cuts_ = {}
         by = self.marker_cut_
-        if urls is not None and (by == "shapes" or by == "markers" and self.markers_in_clusters_):
-            labels, self.marker_cuts_ = cut_by_marker(labels, urls, self.min_pts, namespaces=self.namespace_test_, by=by)
+        if urls is not None and (by in ("shapes", "shapes_members") or by == "markers" and self.markers_in_clusters_):
+            known = list(urls) + [target for page in (links or ()) for _apath, target in page]
+            labels, self.marker_cuts_ = cut_by_marker(labels, urls, self.min_pts, namespaces=self.namespace_test_,
+                                                      by=by, known=known)
         self.labels_ = labels
         self.kind_model_, self.kind_labels_, self.kind_joins_ = fit_kinds(self, X, bags, urls, links, resolve)
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0

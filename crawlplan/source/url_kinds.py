@@ -1,7 +1,8 @@
 """What a page's URL alone says about its kind: URL families, file-name kind markers, and the
 three uses SOUrCe makes of them — merging structural clusters that one URL kind holds
 (:func:`merge_by_url_kind`), cutting a cluster by the site's sections (:func:`cut_by_folder`),
-and the target crawl's example family (``target.example_family``).
+and the target crawl's example family (``target.example_family``). The cut by file name, which
+shares the namespace test (:func:`namespace_parts`), is :mod:`name_cuts`.
 
 A generator writes one kind of page to one place: a folder (Django's ``releases/``), or a
 file-name prefix inside a folder (rustdoc's ``struct.*``, javadoc's ``package-*``). A kind
@@ -63,7 +64,7 @@ def name_prefix(url: str) -> str:
     prefix is only a *candidate* kind marker, since dotted and hyphenated names (``xml.dom``,
     ``asyncio-task``) look the same — :func:`kind_markers` decides from how often it recurs.
     """
-    m = _NAME_PREFIX.match(_stem(url))
+    m = _NAME_PREFIX.match(file_stem(url))
     return m.group(1) if m else ""
 
 
@@ -74,11 +75,11 @@ def name_suffix(url: str) -> str:
     candidate kind marker: generators that name a kind by a suffix (Doxygen's member lists and
     source listings beside the class pages they belong to) make it recur on a real part of the
     folder, a name's last word seldom does (:func:`kind_markers`)."""
-    m = _NAME_SUFFIX.search(_stem(url))
+    m = _NAME_SUFFIX.search(file_stem(url))
     return m.group(1) if m else ""
 
 
-def _stem(url: str) -> str:
+def file_stem(url: str) -> str:
     """The URL's file name without its extension ('' for a URL that does not parse)."""
     try:
         name = urlsplit(url).path.rsplit("/", 1)[-1]
@@ -262,7 +263,7 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
 
     ``root``: the sample's :func:`folder_root`, when the caller has it already (the learner keeps
     it to place new pages by the same sections). ``namespaces``: how the second guard tests
-    (:func:`_namespace_parts`). ``markers`` False: the first guard is off.
+    (:func:`namespace_parts`). ``markers`` False: the first guard is off.
     ``unmarked_sections`` (``folder_cut: unmarked_sections``): the first guard keeps only the
     sections whose pages carry the markers together; a section where the file names name no
     kind is cut from them as any other section would be (pytest's release announcements,
@@ -273,7 +274,7 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     root = folder_root(urls) if root is None else root
     sections = [top_folder(u, root) for u in urls]
     marked = [bool(kind and kind[1]) for kind in url_kinds(urls, markers=markers)]
-    counts = _pages_by_key(sections, labels)
+    counts = pages_by_key(sections, labels)
     out = labels.copy()
     fresh = int(labels.max()) + 1 if len(labels) else 0
     cuts: dict[int, dict[str, int]] = {}
@@ -290,13 +291,13 @@ def cut_by_folder(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
             big = [s for s in big if s not in named]
             if not big:
                 continue
-        parts = ([named] if named else []) + _namespace_parts(label, big, counts, min_pts, alpha, namespaces)
+        parts = ([named] if named else []) + namespace_parts(label, big, counts, min_pts, alpha, namespaces)
         if len(parts) >= 2:
-            fresh = _cut_into_parts(out, cuts, label, parts, counts[label], members, sections, fresh)
+            fresh = cut_into_parts(out, cuts, label, parts, counts[label], members, sections, fresh)
     return out, cuts
 
 
-def _pages_by_key(keys: Sequence[str | None], labels: np.ndarray) -> dict[int, Counter]:
+def pages_by_key(keys: Sequence[str | None], labels: np.ndarray) -> dict[int, Counter]:
     """{cluster: {key: sample pages}} of the clustered pages (outliers left out) that have a key
     (a section, a marker; None: none) -- what a cut by that key reads a cluster by."""
     counts: dict[int, Counter] = {}
@@ -306,7 +307,7 @@ def _pages_by_key(keys: Sequence[str | None], labels: np.ndarray) -> dict[int, C
     return counts
 
 
-def _cut_into_parts(out: np.ndarray, cuts: dict, label: int, parts: list[list[str]], pages: Counter,
+def cut_into_parts(out: np.ndarray, cuts: dict, label: int, parts: list[list[str]], pages: Counter,
                     members, key_of: list, fresh: int) -> int:
     """Cluster ``label`` cut into ``parts`` (groups of keys: sections, markers) in ``out`` and
     ``cuts``: the part with the most sample ``pages`` keeps the label, the others take fresh
@@ -326,7 +327,7 @@ def _marked_share(members, sections: list, marked: list[bool], section: str) -> 
     return sum(inside) / len(inside)
 
 
-def _namespace_parts(label: int, sections: list[str], counts: dict[int, Counter], min_pts: int,
+def namespace_parts(label: int, sections: list[str], counts: dict[int, Counter], min_pts: int,
                      alpha: float, test: str) -> list[list[str]]:
     """``sections`` of cluster ``label`` grouped so that two sections another cluster holds in
     proportions the chi-square test does not tell from this cluster's are in one group.
@@ -361,75 +362,3 @@ def _namespace_parts(label: int, sections: list[str], counts: dict[int, Counter]
     for s in sections:
         parts.setdefault(root(s), []).append(s)
     return list(parts.values())
-
-
-MARKER_CUTS = ("off", "markers", "shapes")
-_DOTTED_WORD = re.compile(r"_*[A-Za-z][A-Za-z0-9_]*$")
-
-
-def name_shape(url: str) -> str:
-    """The case pattern of a dotted name's last two words, for a file name of three or more
-    dotted identifiers: ``ll`` for ``statsmodels.tsa.stattools.acf``, ``lU`` for
-    ``...linear_model.OLS``, ``Ul`` for ``...OLS.fit`` (leading underscores ignored); '' for any
-    other name. API generators name a page by the object's qualified name, and the naming
-    conventions of most languages write a type's name with a capital and a function's, a
-    module's or a member's without, so the case of the last two words tells a function from a
-    type from a type's member where one template renders them all into one folder."""
-    words = _stem(url).split(".")
-    if len(words) < 3 or not all(_DOTTED_WORD.match(w) for w in words):
-        return ""
-    return "".join("U" if w.lstrip("_")[:1].isupper() else "l" for w in words[-2:])
-
-
-def cut_key(url: str, by: str) -> str:
-    """What a cut by marker (``marker_cut``) reads off a URL: its file name's leading word
-    (``markers``; a kind marker when the sample's folder says so) or its name shape (``shapes``,
-    :func:`name_shape`)."""
-    return name_shape(url) if by == "shapes" else name_prefix(url)
-
-
-def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: float = NAMESPACE_ALPHA,
-                  namespaces: str = "all_clusters", by: str = "markers") -> tuple[np.ndarray, dict[int, dict[str, int]]]:
-    """A cluster holding at least ``min_pts`` sample pages of each of two or more leading kind
-    markers of one folder (:func:`url_kinds`; with ``by: shapes`` two or more name shapes,
-    :func:`name_shape`) is cut into one cluster per marker — unless the
-    other clusters say the markers are namespaces of one kind (:func:`_namespace_parts`, the
-    test :func:`cut_by_folder` makes of sections). Returns the labels (parts numbered after the
-    existing clusters; the largest marker keeps the label, unmarked pages and markers under
-    ``min_pts`` pages stay with it) and ``{cluster: {marker key: cluster}}`` for each cluster
-    cut, keyed by the marker (:func:`marker_key`), so a new page is placed by its own.
-
-    Why: a generator can render several kinds of page with one template into one folder and
-    name each by its file name's first word (a reference whose modules are ``r.*``, ``v.*``,
-    ``db.*`` by what they work on); the structure cannot tell them apart, the file name can.
-    A first word that names a namespace instead (Haddock's ``Data-*``, ``GHC-*`` module pages
-    beside their ``src/`` listings) recurs in every kind in like proportions, which the
-    namespace test sees; a prefix beside unmarked pages (Doxygen's ``class*`` member lists
-    beside ``struct*`` ones under the kind-marker share) is one marker, so nothing is cut."""
-    if len(urls) != len(labels):
-        raise ValueError(f"cut_by_marker: {len(labels)} labels for {len(urls)} URLs")
-    if by not in MARKER_CUTS[1:]:
-        raise ValueError(f"cut_by_marker: by must be markers or shapes, got {by!r}")
-    keys = [marker_key(kind) for kind in url_kinds(urls, markers=True)] if by == "markers" else \
-        [name_shape(url) for url in urls]
-    counts = _pages_by_key([key or None for key in keys], labels)
-    out = labels.copy()
-    fresh = int(labels.max()) + 1 if len(labels) else 0
-    cuts: dict[int, dict[str, int]] = {}
-    for label in sorted(counts):
-        big = [k for k, n in counts[label].most_common() if n >= min_pts]
-        if len(big) < 2:
-            continue
-        parts = _namespace_parts(label, big, counts, min_pts, alpha, namespaces)
-        if len(parts) >= 2:
-            members = np.flatnonzero(labels == label)
-            fresh = _cut_into_parts(out, cuts, label, parts, counts[label], members, keys, fresh)
-    return out, cuts
-
-
-def marker_key(kind: tuple[str, str, str] | None) -> str:
-    """A URL kind's leading marker, '' for a page whose file name carries none. The word alone,
-    not its folder: a namespace's word recurs in every folder of a kind's pages (Haddock's
-    ``Data-*`` module pages and their ``src/Data-*`` listings), and the namespace test must see
-    it in both."""
-    return kind[1] if kind and kind[1] else ""
