@@ -93,6 +93,8 @@ CANDIDATES = {
     "default, the target crawl seeks the example's kind (target_unit kind)": {"method": "default", "target_unit": "kind"},
     "default, the target crawl seeks the example's file-name part of its cluster (target_unit name_part)": {
         "method": "default", "target_unit": "name_part"},
+    "default, the target crawl seeks the example's kind where the structure split it (target_unit split_kind)": {
+        "method": "default", "target_unit": "split_kind"},
     "default, the target crawl seeks the example's whole cluster (target_unit cluster)": {
         "method": "default", "target_unit": "cluster"},
     "default, the UCC crawl values each cluster on its own (ucc_unit cluster)": {"method": "default", "ucc_unit": "cluster"},

@@ -69,6 +69,27 @@ def test_the_preset_seeks_the_example_cluster_and_kind_seeks_its_kind():
         sitemap_learner(target_unit="page").validate()
 
 
+def test_a_split_kind_target_seeks_the_kind_only_where_the_examples_cluster_is_a_small_piece_of_it():
+    """``target_unit: split_kind`` (an option since issue 30's round 17, designed on GnuCash's
+    guide: 22 of its 96 sampled sections in the example's cluster, 12 clusters in all): the
+    example's kind where its cluster holds less than a third of the kind's sample pages, else
+    the example's cluster (its name part) as with ``name_part``."""
+    learner = _learner(target_unit="split_kind")
+    learner.cluster_sizes_ = {CONTENTS: 2, SECTION: 6, SECTION_WITH_TABLES: 4, LICENSE: 3, ODD: 2}
+    assert target_clusters(learner, SECTION) == {SECTION}                  # 6 of 10: not a piece
+    assert target_clusters(learner, SECTION_WITH_TABLES) == {SECTION_WITH_TABLES}   # 4 of 10
+    learner.cluster_sizes_[SECTION] = 12
+    assert target_clusters(learner, SECTION_WITH_TABLES) == {SECTION, SECTION_WITH_TABLES}   # 4 of 16
+    assert target_clusters(learner, SECTION) == {SECTION}
+    assert target_clusters(learner, LICENSE) == {LICENSE} and target_clusters(learner, -1) == {-1}
+    # the name part still applies: a link another part of a cut cluster names is no target
+    learner.marker_cuts_ = {SECTION_WITH_TABLES: {"ll": SECTION_WITH_TABLES, "Ul": 7}}
+    feedback = TargetFeedback(learner, {}, SECTION_WITH_TABLES, example=f"{HOST}/pkg.mod.fn.html")
+    assert feedback.targets == {SECTION, SECTION_WITH_TABLES}
+    assert feedback.other_part(f"{HOST}/pkg.Mod.fit.html") and not feedback.other_part(f"{HOST}/pkg.mod.g.html")
+    assert feedback.is_hit(SECTION, f"{HOST}/s1.html") and not feedback.is_hit(SECTION, f"{HOST}/pkg.Mod.fit.html")
+
+
 def test_a_kind_target_counts_scores_and_hubs_the_kind_as_one():
     def feedback(learner):
         probs = {k: nav.row_probabilities(v) for k, v in learner.navigation_.items()}

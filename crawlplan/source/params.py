@@ -93,7 +93,9 @@ Two configurations (``method``):
   and so did a cluster cut by its file-name kind markers (``marker_cut: markers``, round 15:
   GRASS's micro-F up 0.153, Boost's down 0.102). A cluster cut by the number of words of short
   dotted names where they name members (``marker_cut: shapes_members``, round 17: the LCL's
-  and Free Pascal's target harvest up) lowered the validation micro-F mean (0.771 -> 0.770).
+  and Free Pascal's target harvest up) lowered the validation micro-F mean (0.771 -> 0.770),
+  and a target crawl that seeks the example's kind where its cluster is a small piece of it
+  (``target_unit: split_kind``, round 17: GnuCash above BFS) lowered sqlalchemy's harvest.
   Smooth idf for the crawl's clusters too
   (``idf: smooth``) raised the validation micro-F (0.732 -> 0.810) but lowered three
   validation sites' target harvest: an option; ``kinds: smooth_idf`` keeps its kinds and the
@@ -282,7 +284,9 @@ class LearnerParams:
         splits into several clusters is sought, counted and hubbed as one; ``name_part`` (method
         default's since issue 30's round 16), the example's cluster less the pages and links
         whose file name the cut by file name (``marker_cut``) puts in another part of it
-        (``TargetFeedback.other_part``)."""
+        (``TargetFeedback.other_part``); ``split_kind`` (an option since round 17), the same,
+        or the example's kind where its cluster holds less than a third of the kind's sample
+        pages (``target.SPLIT_KIND_SHARE``)."""
         if self.target_unit is not None:
             return self.target_unit
         # name_part passed the rule in round 16 (Twisted's target harvest 0.757 -> 0.979); kind

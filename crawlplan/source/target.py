@@ -29,7 +29,11 @@ from crawlplan.source.url_kinds import (
 TARGET_SCORES = ("paper", "yield", "rate", "likely_first")
 # what a target crawl seeks (target_unit): the example's structural cluster, every cluster of its
 # kind, or the part of its cluster that the example's file name falls in (TargetFeedback.other_part)
-TARGET_UNITS = UNITS + ("name_part",)
+TARGET_UNITS = UNITS + ("name_part", "split_kind")
+# split_kind: the example's cluster is a piece of its kind when it holds less than this share of
+# the kind's sample pages (design: GnuCash's guide, 22 of 96 sections in 12 clusters, 0.23; the
+# other design sites whose kind spans several clusters: 0.45-0.89)
+SPLIT_KIND_SHARE = 1 / 3
 # added to the score of a link in the example's family: it ranks before every link outside it
 # (those score at most 1, at most 2 with likely_first)
 FAMILY_FIRST = 1.0
@@ -81,7 +85,7 @@ class TargetFeedback:
         self.fetched: Counter = Counter()
         self.hits: Counter = Counter()
         self._name_part, self.part = None, None
-        if getattr(learner, "target_unit_", "cluster") == "name_part" and example and target != -1:
+        if getattr(learner, "target_unit_", "cluster") in ("name_part", "split_kind") and example and target != -1:
             section = learner.section_part(target, example)
             if section in (getattr(learner, "marker_cuts_", None) or {}):   # else its one part is the cluster
                 self._name_part = functools.partial(learner.name_part, section)
@@ -195,10 +199,16 @@ def target_clusters(learner, target: int) -> frozenset[int]:
     kind's other clusters as misses, spends its budget on hubs to reach its one cluster, and its
     BFS guard judges BFS by that narrow verdict too (GnuCash's guide: 83 sections in 12
     clusters; docs/source.md, "Never below BFS")."""
-    kind_of = learner.cluster_kinds() if getattr(learner, "target_unit_", "cluster") == "kind" else {}
+    unit = getattr(learner, "target_unit_", "cluster")
+    kind_of = learner.cluster_kinds() if unit in ("kind", "split_kind") else {}
     if target not in kind_of:   # the paper's unit, an outlier example, or a cluster of no kind
         return frozenset({target})
-    return frozenset(c for c, k in kind_of.items() if k == kind_of[target])
+    kin = frozenset(c for c, k in kind_of.items() if k == kind_of[target])
+    if unit == "split_kind":
+        sizes = learner.cluster_sizes_
+        if sizes.get(target, 0) >= SPLIT_KIND_SHARE * sum(sizes.get(c, 0) for c in kin):
+            return frozenset({target})
+    return kin
 
 
 def _as_set(target: int | Collection[int]) -> frozenset[int]:
