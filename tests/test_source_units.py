@@ -71,7 +71,7 @@ def test_the_preset_seeks_the_example_cluster_and_kind_seeks_its_kind():
 
 def test_a_split_kind_target_seeks_the_kind_only_where_the_examples_cluster_is_a_small_piece_of_it():
     """``target_unit: split_kind`` (an option since issue 30's round 17, designed on GnuCash's
-    guide: 22 of its 96 sampled sections in the example's cluster, 12 clusters in all): the
+    guide: 22 of its kind's 96 sampled pages in the example's cluster, 12 clusters in all): the
     example's kind where its cluster holds less than a third of the kind's sample pages, else
     the example's cluster (its name part) as with ``name_part``."""
     learner = _learner(target_unit="split_kind")

@@ -31,8 +31,9 @@ TARGET_SCORES = ("paper", "yield", "rate", "likely_first")
 # kind, or the part of its cluster that the example's file name falls in (TargetFeedback.other_part)
 TARGET_UNITS = UNITS + ("name_part", "split_kind")
 # split_kind: the example's cluster is a piece of its kind when it holds less than this share of
-# the kind's sample pages (design: GnuCash's guide, 22 of 96 sections in 12 clusters, 0.23; the
-# other design sites whose kind spans several clusters: 0.45-0.89)
+# the kind's sample pages (design: GnuCash's guide, 22 of its kind's 96 in 12 clusters, 0.23; the
+# other design sites whose kind spans several clusters: 0.45-0.89, and Django's 0.12, whose crawl
+# seeks its example's URL family instead)
 SPLIT_KIND_SHARE = 1 / 3
 # added to the score of a link in the example's family: it ranks before every link outside it
 # (those score at most 1, at most 2 with likely_first)
