@@ -127,8 +127,8 @@ KNOWN_BELOW_BFS: dict[str, str] = {
     "www.gnucash.org": "the section pages split into several clusters by optional blocks, one of them "
                        "shared with the license pages: the target crawl's verdict (the example's cluster) "
                        "sees a fraction of the sections BFS finds, and the guard judges by that verdict "
-                       "(target -0.084 at its full budget, 83 pages; the option target_unit: kind keeps it "
-                       "level, below)",
+                       "(target -0.084 at its full budget, 83 pages; the options target_unit: kind and "
+                       "split_kind keep it level, below)",
     "www.freepascal.org": "the crawler's verdict (the example's cluster and URL family) counts pages that are "
                           "not identifier pages, the target type: its own hit rate is 0.726 where the labels "
                           "give 0.274, so the guard, judging by that verdict, does not act (the same crawl "

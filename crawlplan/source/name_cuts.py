@@ -81,8 +81,7 @@ def _member_clusters(labels: np.ndarray, urls: Sequence[str], known, min_pts: in
     library modules) and nested types (javadoc's ``Outer.Inner``: 7-12%) are the exception."""
     stems: dict[str, set[str]] = {}
     for url in known:
-        folder, _, name = url.rpartition("/")
-        stems.setdefault(folder, set()).add(name.rsplit(".", 1)[0])
+        stems.setdefault(url.rpartition("/")[0], set()).add(file_stem(url))
     out = set()
     for label in set(labels.tolist()) - {-1}:
         members = [urls[i] for i in np.flatnonzero(labels == label)]

@@ -191,8 +191,11 @@ class TargetFeedback:
 
 def target_clusters(learner, target: int) -> frozenset[int]:
     """The structural clusters a target crawl seeks for an example in cluster ``target``: that
-    cluster alone (``target_unit`` cluster), or with ``kind`` every cluster whose sample pages
-    are mostly of the same kind as its own (each cluster's most common ``kind_labels_``).
+    cluster alone (``target_unit`` cluster, ``name_part``), or with ``kind`` every cluster whose
+    sample pages are mostly of the same kind as its own (each cluster's most common
+    ``kind_labels_``); with ``split_kind`` those only where ``target`` holds less than
+    ``SPLIT_KIND_SHARE`` of their sample pages (the structure split the kind, and the example's
+    cluster is a piece of it), else ``target`` alone.
 
     Why: the structure splits one kind of page into several clusters by small differences (a
     DocBook guide's sections with and without sub-sections, tables or figures), which the kinds
