@@ -167,29 +167,20 @@ def test_never_below_bfs_on_every_built_site(site):
     ("www.boost.org", {"target_unit": "kind"}, "target"),
     ("www.gnucash.org", {}, "ucc"),
     ("www.freepascal.org", {}, "ucc"),
+    ("www.gnucash.org", {"target_unit": "split_kind"}, "target"),
+    ("lazarus-ccr.sourceforge.io", {"marker_cut": "shapes_members"}, "target"),
 ])
-def test_kind_units_keep_crawls_level_with_bfs_where_the_clusters_did_not(site, options, task):
+def test_units_and_cuts_keep_crawls_level_with_bfs_where_the_clusters_did_not(site, options, task):
     """Issue 30's round 13 on the sites whose crawl fell below BFS for a kind split over
     clusters: the default's ``ucc_unit: kind`` keeps GnuCash's (design, where it was made) and
     Free Pascal's (validation) UCC crawls level (-0.048 and -0.072 before); the option
-    ``target_unit: kind`` (the rule kept it from the default) GnuCash's and Boost's target crawls."""
+    ``target_unit: kind`` (the rule kept it from the default) GnuCash's and Boost's target crawls.
+    Round 17's options (the rule kept both from the default), each on the design site it was made
+    for: seeking the example's kind where its cluster is a small piece of it lifts GnuCash's
+    target crawl (-0.084 before), the member cut the LCL's (-0.022 before)."""
     mirror = built_site_mirror(site)
     gaps = _never_below_bfs(mirror, site_specs(build_sites.site_types())[site], **options)
     assert gaps[task] is not None and gaps[task][0] >= -TOLERANCE - 1e-9, gaps
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("site, options", [
-    ("www.gnucash.org", {"target_unit": "split_kind"}),
-    ("lazarus-ccr.sourceforge.io", {"marker_cut": "shapes_members"}),
-])
-def test_round_17_options_keep_their_design_sites_target_crawls_level_with_bfs(site, options):
-    """Issue 30's round 17, each option on the design site it was made for (the rule kept both
-    from the default): seeking the example's kind where its cluster is a small piece of it lifts
-    GnuCash's target crawl (-0.084 before), the member cut the LCL's (-0.022 before)."""
-    mirror = built_site_mirror(site)
-    gaps = _never_below_bfs(mirror, site_specs(build_sites.site_types())[site], **options)
-    assert gaps["target"] is not None and gaps["target"][0] >= -TOLERANCE - 1e-9, gaps
 
 
 @pytest.mark.slow

@@ -30,9 +30,15 @@ from crawlplan.source.url_kinds import (
 # modules 17%, javadoc's nested classes 7-12%)
 MEMBER_MIN_SHARE = 0.25
 
-
 MARKER_CUTS = ("off", "markers", "shapes", "shapes_members")
 _DOTTED_WORD = re.compile(r"_*[A-Za-z][A-Za-z0-9_]*$")
+
+
+def _dotted_words(url: str) -> list[str] | None:
+    """The words of a file name of dotted identifiers (``pkg.mod.Class``), None for any other
+    name: what :func:`name_shape` and :func:`member_words` read."""
+    words = file_stem(url).split(".")
+    return words if all(_DOTTED_WORD.match(w) for w in words) else None
 
 
 def name_shape(url: str) -> str:
@@ -43,8 +49,8 @@ def name_shape(url: str) -> str:
     conventions of most languages write a type's name with a capital and a function's, a
     module's or a member's without, so the case of the last two words tells a function from a
     type from a type's member where one template renders them all into one folder."""
-    words = file_stem(url).split(".")
-    if len(words) < 3 or not all(_DOTTED_WORD.match(w) for w in words):
+    words = _dotted_words(url)
+    if words is None or len(words) < 3:
         return ""
     return "".join("U" if w.lstrip("_")[:1].isupper() else "l" for w in words[-2:])
 
@@ -56,8 +62,8 @@ def member_words(url: str) -> str:
     it ``type.member`` beside ``type``; where the case does not tell them apart (lower-cased
     names), the number of words does -- but only where the folder shows member pages
     (:func:`_member_clusters`): a module ``os.path`` beside ``os`` is named the same way."""
-    words = file_stem(url).split(".")
-    if len(words) > 2 or not all(_DOTTED_WORD.match(w) for w in words):
+    words = _dotted_words(url)
+    if words is None or len(words) > 2:
         return ""
     return f"{len(words)}w"
 
@@ -72,23 +78,24 @@ def cut_key(url: str, by: str) -> str:
     return name_shape(url) if by == "shapes" else name_prefix(url)
 
 
-def _member_clusters(labels: np.ndarray, urls: Sequence[str], known, min_pts: int) -> set[int]:
+def _member_clusters(labels: np.ndarray, urls: Sequence[str], keys: Sequence[str], known, min_pts: int) -> set[int]:
     """The clusters whose two-word names are member pages: at least ``min_pts`` sample pages
     of one word and of two, most (``MOSTLY``) of the two-word ones named after a page the site
     links in their folder (``type.member`` beside ``type``), and at least ``MEMBER_MIN_SHARE`` of
     the cluster. A type has many members, so where a generator gives each a page they are a
     large part of the pages; sub-namespaces (Python's ``os.path``, ``xml.dom``: 17% of its
-    library modules) and nested types (javadoc's ``Outer.Inner``: 7-12%) are the exception."""
+    library modules) and nested types (javadoc's ``Outer.Inner``: 7-12%) are the exception.
+    ``keys``: the pages' :func:`cut_key` (``1w`` and ``2w`` are their :func:`member_words`)."""
     stems: dict[str, set[str]] = {}
     for url in known:
         stems.setdefault(url.rpartition("/")[0], set()).add(file_stem(url))
     out = set()
     for label in set(labels.tolist()) - {-1}:
-        members = [urls[i] for i in np.flatnonzero(labels == label)]
-        words = Counter(member_words(u) for u in members)
+        members = np.flatnonzero(labels == label)
+        words = Counter(keys[i] for i in members)
         if words["1w"] < min_pts or words["2w"] < min_pts or words["2w"] < MEMBER_MIN_SHARE * len(members):
             continue
-        two = [u for u in members if member_words(u) == "2w"]
+        two = [urls[i] for i in members if keys[i] == "2w"]
         named = sum(file_stem(u).split(".")[0] in stems.get(u.rpartition("/")[0], ()) for u in two)
         if named >= MOSTLY * len(two):
             out.add(label)
@@ -123,7 +130,7 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     keys = [marker_key(kind) for kind in url_kinds(urls, markers=True)] if by == "markers" else \
         [cut_key(url, by) for url in urls]
     if by == "shapes_members":   # the number of words is read only where the cluster shows members
-        shown = _member_clusters(labels, urls, urls if known is None else known, min_pts)
+        shown = _member_clusters(labels, urls, keys, urls if known is None else known, min_pts)
         keys = [key if key not in ("1w", "2w") or label in shown else ""
                 for key, label in zip(keys, labels.tolist())]
     counts = pages_by_key([key or None for key in keys], labels)
