@@ -135,7 +135,7 @@ def test_member_names_are_cut_from_identifiers_only_where_the_folder_shows_membe
     cut, cuts = cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes_members")
     assert cuts == {0: {"1w": 0, "2w": 1}} and cut.tolist() == [0] * 10 + [1] * 6
     assert cut_key(members[0], "shapes_members") == "2w" and cut_key(members[0], "shapes") == ""
-    # the same names with only the identifiers' case-insensitive cut: no shape, nothing cut
+    # the same names cut by their shapes alone: no name of three words, nothing cut
     assert cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes")[1] == {}
     # members whose types the sample never links are no evidence of member pages
     orphans = [f"{unit}/x{i}.{m}.html" for i, m in enumerate("align width height top left caption".split())]
