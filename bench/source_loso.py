@@ -82,6 +82,8 @@ CANDIDATES = {
     "default, no cut by marker (marker_cut off)": {"method": "default", "marker_cut": "off"},
     "default, clusters cut by name shape and by member names (marker_cut shapes_members)": {
         "method": "default", "marker_cut": "shapes_members"},
+    "default, clusters cut by name shape and by names recurring from folder to folder (marker_cut shapes_recurring)": {
+        "method": "default", "marker_cut": "shapes_recurring"},
     "default, kinds read with their levels as written (kind_levels as_written)": {
         "method": "default", "kind_levels": "as_written"},
     "default, crawl states read with their levels collapsed (state_levels collapsed)": {

@@ -5,7 +5,8 @@ modules in one folder), Haddock (``Data-*``, ``GHC-*`` module pages and their so
 Doxygen (``class*`` member lists beside unmarked ones), autosummary (``marker_cut: shapes``:
 functions, classes and members told by the case of a dotted name) and fpdoc
 (``marker_cut: shapes_members``: identifiers and their members told by the number of words of
-a lower-case name); no real site."""
+a lower-case name; ``shapes_recurring``: a unit's ``index`` hub beside its identifiers); no real
+site."""
 
 import numpy as np
 import pytest
@@ -156,6 +157,37 @@ def test_member_names_are_cut_from_identifiers_only_where_the_folder_shows_membe
     where = [f"{unit}/{NAMES[1]}.visible.html", f"{unit}/{NAMES[11]}.html"]
     back = SitemapLearner.from_json(learner.to_json())
     assert back.predict([_module_page(1)] * 2, urls=where).tolist() == [member, ident]
+
+
+def test_names_recurring_in_most_folders_are_cut_from_names_of_their_own():
+    """fpdoc-shaped (the LCL, issue 30's round 18): each unit folder has its ``index`` hub,
+    rendered by the template of the identifiers beside it, whose names are their own. Names that
+    recur in a few folders only (Django's ``base`` modules) or a cluster whose other names recur
+    too (Haddock's ``doc-index-A``...) are not cut."""
+    units = [f"https://docs.example.org/lcl/unit{u}" for u in range(5)]
+    hubs = [f"{unit}/index.html" for unit in units]
+    idents = [f"{units[i % 5]}/{NAMES[i]}.html" for i in range(12)]
+    urls = hubs + idents
+    cut, cuts = cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes_recurring")
+    assert cut.tolist() == [1] * 5 + [0] * 12
+    assert cuts == {0: {"=other": 0, "=recurring": 1, "=index": 1}}
+    assert cut_key(hubs[0], "shapes_recurring") == "=index" and cut_key(hubs[0], "shapes") == ""
+    # a name recurring in 4 of 12 folders names a thing documented in several packages
+    spread = [f"https://docs.example.org/m/p{i}/{NAMES[i]}.html" for i in range(12)] + \
+        [f"https://docs.example.org/m/p{i}/base.html" for i in range(4)]
+    assert cut_by_marker(np.zeros(16, dtype=int), spread, min_pts=4, by="shapes_recurring")[1] == {}
+    # a series: every other name recurs as well
+    series = [f"https://docs.example.org/h/p{i}/doc-index{s}.html" for i in range(5) for s in ("", "-A", "-B")]
+    assert cut_by_marker(np.zeros(15, dtype=int), series, min_pts=4, by="shapes_recurring")[1] == {}
+    # fitted: a new unit's hub falls in the hubs' part, a new identifier in the others', by the
+    # URL alone, also after the JSON round trip
+    learner = sitemap_learner(marker_cut="shapes_recurring").fit(
+        [_module_page(i) for i in range(len(urls))], urls=urls, links=[[] for _ in urls])
+    hub, ident = int(learner.labels_[0]), int(learner.labels_[5])
+    assert hub != ident
+    back = SitemapLearner.from_json(learner.to_json())
+    where = ["https://docs.example.org/lcl/unit9/index.html", f"{units[0]}/{NAMES[12]}.html"]
+    assert back.predict([_module_page(0)] * 2, urls=where).tolist() == [hub, ident]
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, True])

@@ -23,7 +23,7 @@ from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram,
 from crawlplan.source.features import extract
 from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, cluster_kinds, fit_kinds, joined, levels_collapsed
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
-from crawlplan.source.name_cuts import cut_by_marker, cut_key
+from crawlplan.source.name_cuts import cut_by_marker, name_part_of
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
     cut_by_folder,
@@ -138,7 +138,7 @@ class SitemapLearner(LearnerParams):
                                                       namespaces=self.namespace_test_)
         self.marker_cuts_ = {}
         by = self.marker_cut_
-        if urls is not None and (by in ("shapes", "shapes_members") or by == "markers" and self.markers_in_clusters_):
+        if urls is not None and (by.startswith("shapes") or by == "markers" and self.markers_in_clusters_):
             known = list(urls) + [target for page in (links or ()) for _apath, target in page] \
                 if by == "shapes_members" else None
             labels, self.marker_cuts_ = cut_by_marker(labels, urls, self.min_pts, namespaces=self.namespace_test_,
@@ -377,7 +377,8 @@ class SitemapLearner(LearnerParams):
         (``marker_cuts_``) gives a page at ``url``: ``label`` for a name the cut did not part."""
         by_marker = getattr(self, "marker_cuts_", None) or {}
         if url and label in by_marker:
-            return int(by_marker[label].get(cut_key(url, self.marker_cut_), label))
+            part = name_part_of(by_marker[label], url, self.marker_cut_)
+            return int(label if part is None else part)
         return int(label)
 
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:

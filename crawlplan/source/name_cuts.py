@@ -2,7 +2,8 @@
 several kinds of page is cut into one part per kind, unless the names are namespaces of one
 kind. What a name says is read by :func:`cut_key`: its leading kind marker (``markers``), the
 case pattern of a dotted name (``shapes``), and the number of words of a short dotted name where
-the folder shows member pages (``shapes_members``). Only the URL is read, so a page the sample
+the folder shows member pages (``shapes_members``), or whether a name recurs from folder to folder
+(``shapes_recurring``). Only the URL is read, so a page the sample
 never saw, or a link not fetched yet, is placed in its part all the same (``learner.part_of``).
 """
 
@@ -30,7 +31,10 @@ from crawlplan.source.url_kinds import (
 # modules 17%, javadoc's nested classes 7-12%)
 MEMBER_MIN_SHARE = 0.25
 
-MARKER_CUTS = ("off", "markers", "shapes", "shapes_members")
+MARKER_CUTS = ("off", "markers", "shapes", "shapes_members", "shapes_recurring")
+# shapes_recurring: the keys of a cluster's two parts, its names that recur from folder to folder
+# and the rest (in ``marker_cuts_`` each recurring name also maps to its part, as ``=name``)
+RECURRING, OTHER_NAMES = "=recurring", "=other"
 _DOTTED_WORD = re.compile(r"_*[A-Za-z][A-Za-z0-9_]*$")
 
 
@@ -72,9 +76,12 @@ def cut_key(url: str, by: str) -> str:
     """What a cut by marker (``marker_cut``) reads off a URL: its file name's leading word
     (``markers``; a kind marker when the sample's folder says so), its name shape (``shapes``,
     :func:`name_shape`), or the shape and else the number of words of a short dotted name
-    (``shapes_members``, :func:`member_words`)."""
+    (``shapes_members``, :func:`member_words`), or the shape and else the name itself
+    (``shapes_recurring``, ``=name``: :func:`_recurring_names` says which names recur)."""
     if by == "shapes_members":
         return name_shape(url) or member_words(url)
+    if by == "shapes_recurring":
+        return name_shape(url) or f"={file_stem(url)}"
     return name_shape(url) if by == "shapes" else name_prefix(url)
 
 
@@ -102,12 +109,43 @@ def _member_clusters(labels: np.ndarray, urls: Sequence[str], keys: Sequence[str
     return out
 
 
+def _recurring_names(labels: np.ndarray, urls: Sequence[str], min_pts: int) -> dict[int, set[str]]:
+    """{cluster: the file names that recur in its folders} for the clusters whose pages are of
+    two sorts by name: a few names, each in at least ``min_pts`` folders, that together are in
+    at least half of the cluster's folders, and at least ``min_pts`` other pages, most (``MOSTLY``)
+    named as no other page of the cluster is. A generator that writes a folder per package or
+    unit gives each its own hub under one fixed name (fpdoc's and Sphinx's ``index``), beside
+    pages named after what they document, and one template may render both (the LCL: 13 unit
+    indexes in one cluster with 54 identifiers and members). Names that recur in only a few of
+    the folders are names of the documented things (Django's ``base`` and ``fields`` modules),
+    and a cluster whose other names recur as well is a series (Haddock's ``doc-index-A``...)."""
+    out: dict[int, set[str]] = {}
+    for label in set(labels.tolist()) - {-1}:
+        members = np.flatnonzero(labels == label)
+        stems = [file_stem(urls[i]) for i in members]
+        folders_of: dict[str, set[str]] = {}
+        for i, stem in zip(members, stems):
+            folders_of.setdefault(stem, set()).add(urls[i].rpartition("/")[0])
+        recurring = {stem for stem, folders in folders_of.items() if len(folders) >= min_pts}
+        if not recurring:
+            continue
+        covered = set().union(*(folders_of[stem] for stem in recurring))
+        folders = set().union(*folders_of.values())
+        named = Counter(stems)
+        rest = [stem for stem in stems if stem not in recurring]
+        unique = sum(named[stem] == 1 for stem in rest)
+        if 2 * len(covered) >= len(folders) and unique >= min_pts and unique >= MOSTLY * len(rest):
+            out[label] = recurring
+    return out
+
+
 def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: float = NAMESPACE_ALPHA,
                   namespaces: str = "all_clusters", by: str = "markers",
                   known: Sequence[str] | None = None) -> tuple[np.ndarray, dict[int, dict[str, int]]]:
     """A cluster holding at least ``min_pts`` sample pages of each of two or more leading kind
     markers of one folder (:func:`url_kinds`; with ``by: shapes`` two or more name shapes,
-    :func:`name_shape`) is cut into one cluster per marker — unless the
+    :func:`name_shape`; with ``shapes_recurring`` also a cluster's recurring names and its others,
+    :func:`_recurring_names`) is cut into one cluster per marker — unless the
     other clusters say the markers are namespaces of one kind (:func:`namespace_parts`, the
     test :func:`cut_by_folder` makes of sections). Returns the labels (parts numbered after the
     existing clusters; the largest marker keeps the label, unmarked pages and markers under
@@ -133,6 +171,12 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         shown = _member_clusters(labels, urls, keys, urls if known is None else known, min_pts)
         keys = [key if key not in ("1w", "2w") or label in shown else ""
                 for key, label in zip(keys, labels.tolist())]
+    recurring: dict[int, set[str]] = {}
+    if by == "shapes_recurring":   # a name is read only where the cluster shows recurring names
+        recurring = _recurring_names(labels, urls, min_pts)
+        keys = [key if not key.startswith("=") else
+                "" if label not in recurring else RECURRING if key[1:] in recurring[label] else OTHER_NAMES
+                for key, label in zip(keys, labels.tolist())]
     counts = pages_by_key([key or None for key in keys], labels)
     out = labels.copy()
     fresh = int(labels.max()) + 1 if len(labels) else 0
@@ -145,7 +189,20 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         if len(parts) >= 2:
             members = np.flatnonzero(labels == label)
             fresh = cut_into_parts(out, cuts, label, parts, counts[label], members, keys, fresh)
+            if RECURRING in cuts[label]:   # a new page is placed by its own name
+                cuts[label].update({f"={stem}": cuts[label][RECURRING] for stem in recurring[label]})
     return out, cuts
+
+
+def name_part_of(parts: dict[str, int], url: str, by: str) -> int | None:
+    """The part of a cluster cut by file name (its ``marker_cuts_`` entry, ``parts``) that a
+    page at ``url`` falls in; None for a name the cut did not part. With ``shapes_recurring``
+    a name that is not one of the cluster's recurring names falls in the part of the others."""
+    key = cut_key(url, by)
+    part = parts.get(key)
+    if part is None and key.startswith("="):
+        part = parts.get(OTHER_NAMES)
+    return part
 
 
 def marker_key(kind: tuple[str, str, str] | None) -> str:

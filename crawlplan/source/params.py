@@ -95,7 +95,9 @@ Two configurations (``method``):
   dotted names where they name members (``marker_cut: shapes_members``, round 17: the LCL's
   and Free Pascal's target harvest up) lowered the validation micro-F mean (0.771 -> 0.770),
   and a target crawl that seeks the example's kind where its cluster is a small piece of it
-  (``target_unit: split_kind``, round 17: GnuCash above BFS) lowered sqlalchemy's harvest.
+  (``target_unit: split_kind``, round 17: GnuCash above BFS) lowered sqlalchemy's harvest;
+  a cluster cut into the names that recur from folder to folder and the others
+  (``marker_cut: shapes_recurring``, round 18: the LCL's micro-F up) lowered Racket's harvest.
   Smooth idf for the crawl's clusters too
   (``idf: smooth``) raised the validation micro-F (0.732 -> 0.810) but lowered three
   validation sites' target harvest: an option; ``kinds: smooth_idf`` keeps its kinds and the
@@ -442,7 +444,9 @@ class LearnerParams:
         method default's since issue 30's round 15 (``markers`` is an option);
         ``shapes_members``: the shapes, and the number of words of a one- or two-word dotted name
         where two-word names are a cluster's member pages (:func:`name_cuts.member_words`; an
-        option since round 17); ``off``: the paper's."""
+        option since round 17); ``shapes_recurring``: the shapes, and a cluster's names that
+        recur from folder to folder against its others (``name_cuts._recurring_names``; an option
+        since round 18); ``off``: the paper's."""
         if self.marker_cut is not None:
             return self.marker_cut
         return "off" if self.method == "paper" else "shapes"
