@@ -13,7 +13,15 @@ import pytest
 from settings_support import sitemap_learner
 
 from crawlplan.source.learner import SitemapLearner
-from crawlplan.source.name_cuts import cut_by_marker, cut_key, marker_key, member_words, name_shape
+from crawlplan.source.name_cuts import (
+    OTHER_NAMES,
+    RECURRING,
+    cut_by_marker,
+    cut_key,
+    marker_key,
+    member_words,
+    name_shape,
+)
 from crawlplan.source.url_kinds import url_kinds
 
 BASE = "https://gis.example.org/manuals"
@@ -170,7 +178,7 @@ def test_names_recurring_in_most_folders_are_cut_from_names_of_their_own():
     urls = hubs + idents
     cut, cuts = cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes_recurring")
     assert cut.tolist() == [1] * 5 + [0] * 12
-    assert cuts == {0: {"=other": 0, "=recurring": 1, "=index": 1}}
+    assert cuts == {0: {OTHER_NAMES: 0, RECURRING: 1, "=index": 1}}
     assert cut_key(hubs[0], "shapes_recurring") == "=index" and cut_key(hubs[0], "shapes") == ""
     # a name recurring in 4 of 12 folders names a thing documented in several packages
     spread = [f"https://docs.example.org/m/p{i}/{NAMES[i]}.html" for i in range(12)] + \
@@ -186,8 +194,9 @@ def test_names_recurring_in_most_folders_are_cut_from_names_of_their_own():
     hub, ident = int(learner.labels_[0]), int(learner.labels_[5])
     assert hub != ident
     back = SitemapLearner.from_json(learner.to_json())
-    where = ["https://docs.example.org/lcl/unit9/index.html", f"{units[0]}/{NAMES[12]}.html"]
-    assert back.predict([_module_page(0)] * 2, urls=where).tolist() == [hub, ident]
+    where = ["https://docs.example.org/lcl/unit9/index.html", f"{units[0]}/{NAMES[12]}.html",
+             f"{units[0]}/recurring.html"]   # a page's name is never taken for a part's key
+    assert back.predict([_module_page(0)] * 3, urls=where).tolist() == [hub, ident, ident]
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, True])

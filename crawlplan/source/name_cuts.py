@@ -33,8 +33,9 @@ MEMBER_MIN_SHARE = 0.25
 
 MARKER_CUTS = ("off", "markers", "shapes", "shapes_members", "shapes_recurring")
 # shapes_recurring: the keys of a cluster's two parts, its names that recur from folder to folder
-# and the rest (in ``marker_cuts_`` each recurring name also maps to its part, as ``=name``)
-RECURRING, OTHER_NAMES = "=recurring", "=other"
+# and the rest (in ``marker_cuts_`` each recurring name also maps to its part, as ``=name``; a
+# file name holds no "/", so a page named recurring.html is no part key)
+RECURRING, OTHER_NAMES = "=/recurring", "=/other"
 _DOTTED_WORD = re.compile(r"_*[A-Za-z][A-Za-z0-9_]*$")
 
 
