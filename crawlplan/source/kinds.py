@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from crawlplan.source.name_cuts import OTHER_NAMES, cut_key
+from crawlplan.source.name_cuts import part_key
 from crawlplan.source.url_kinds import (
     KIND_MIN_PAGES,
     MOSTLY,
@@ -210,10 +210,8 @@ def marker_sections(sections: Sequence[str | None], labels, urls: Sequence[str],
     parts_of = {part: parts for parts in marker_cuts.values() for part in parts.values()}
     out = list(sections)
     for i, (label, url) in enumerate(zip(np.asarray(labels).tolist(), urls)):
-        marker = cut_key(url, by) if label in parts_of else ""
-        if marker.startswith("=") and marker not in parts_of[label]:   # shapes_recurring: not a recurring name
-            marker = OTHER_NAMES
-        if marker in parts_of.get(label, ()) and out[i] is not None:
+        marker = part_key(parts_of[label], url, by) if label in parts_of else None
+        if marker is not None and out[i] is not None:
             out[i] = f"{out[i]}|{marker}"
     return out
 

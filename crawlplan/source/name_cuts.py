@@ -195,15 +195,21 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     return out, cuts
 
 
-def name_part_of(parts: dict[str, int], url: str, by: str) -> int | None:
-    """The part of a cluster cut by file name (its ``marker_cuts_`` entry, ``parts``) that a
-    page at ``url`` falls in; None for a name the cut did not part. With ``shapes_recurring``
-    a name that is not one of the cluster's recurring names falls in the part of the others."""
+def part_key(parts: dict[str, int], url: str, by: str) -> str | None:
+    """The key under which a cluster cut by file name (its ``marker_cuts_`` entry, ``parts``)
+    holds a page at ``url``; None for a name the cut did not part. With ``shapes_recurring`` a
+    name that is not one of the cluster's recurring names is one of the others."""
     key = cut_key(url, by)
-    part = parts.get(key)
-    if part is None and key.startswith("="):
-        part = parts.get(OTHER_NAMES)
-    return part
+    if key in parts:
+        return key
+    return OTHER_NAMES if key.startswith("=") and OTHER_NAMES in parts else None
+
+
+def name_part_of(parts: dict[str, int], url: str, by: str) -> int | None:
+    """The part of a cluster cut by file name that a page at ``url`` falls in (:func:`part_key`);
+    None for a name the cut did not part."""
+    key = part_key(parts, url, by)
+    return None if key is None else parts[key]
 
 
 def marker_key(kind: tuple[str, str, str] | None) -> str:
