@@ -21,7 +21,10 @@ from crawlplan.source.name_cuts import (
     marker_key,
     member_words,
     name_shape,
+    part_key,
+    sought_parts,
 )
+from crawlplan.source.target import TargetFeedback
 from crawlplan.source.url_kinds import url_kinds
 
 BASE = "https://gis.example.org/manuals"
@@ -101,7 +104,7 @@ def test_fit_cuts_kinds_predict_places_by_marker_and_navigation_stays_structural
     back = SitemapLearner.from_json(learner.to_json())
     assert back.marker_cuts_ == learner.marker_cuts_
     assert back.predict([_module_page(1)] * 3, urls=where).tolist() == [vector, raster, raster]
-    assert sitemap_learner().marker_cut_ == "shapes"      # method default's since issue 30's round 15
+    assert sitemap_learner().marker_cut_ == "shapes_recurring"   # method default's since issue 30's round 19
     off = sitemap_learner(marker_cut="off").fit(bags, urls=urls, links=links)
     assert off.marker_cut_ == "off" and off.marker_cuts_ == {} and off.labels_[0] == off.labels_[12]
     assert sitemap_learner(method="paper").marker_cut_ == "off"
@@ -197,6 +200,40 @@ def test_names_recurring_in_most_folders_are_cut_from_names_of_their_own():
     where = ["https://docs.example.org/lcl/unit9/index.html", f"{units[0]}/{NAMES[12]}.html",
              f"{units[0]}/recurring.html"]   # a page's name is never taken for a part's key
     assert back.predict([_module_page(0)] * 3, urls=where).tolist() == [hub, ident, ident]
+
+
+def test_a_shape_beside_recurring_names_stays_a_name_and_a_target_crawl_seeks_the_hubs_too():
+    """Python-shaped (issue 30's round 19): the library's ``index`` hubs recur in its folders
+    beside modules named after themselves, some dotted (``xml.dom.minidom``: one name shape).
+    One shape beside unshaped names is no kind (a cut by shapes alone parts nothing), so the
+    cut by recurring names leaves it with the other names; and a target crawl for a module
+    counts the hubs of its folders with its own part, the way to its targets."""
+    units = [f"https://docs.example.org/lib/unit{u}" for u in range(5)]
+    hubs = [f"{unit}/index.html" for unit in units]
+    plain = [f"{units[i % 5]}/{NAMES[i]}.html" for i in range(12)]
+    dotted = [f"{units[i % 5]}/xml.{NAMES[i]}.mini{i}.html" for i in range(5)]
+    urls = hubs + plain + dotted
+    assert {cut_key(u, "shapes_recurring") for u in dotted} == {"ll"}
+    assert cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes")[1] == {}
+    cut, cuts = cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes_recurring")
+    assert cut.tolist() == [1] * 5 + [0] * 17
+    assert cuts == {0: {OTHER_NAMES: 0, RECURRING: 1, "=index": 1}}
+    assert part_key(cuts[0], f"{units[1]}/xml.sax.handler.html", "shapes_recurring") == OTHER_NAMES
+    assert part_key(cuts[0], f"{units[1]}/index.html", "shapes_recurring") == "=index"
+    assert sought_parts(cuts[0]) == {0: 0, 1: 0}
+    # two shapes of their own still part: a shape cut beside the recurring cut
+    typed = [f"{units[i % 5]}/xml.{NAMES[i]}.Mini{i}.html" for i in range(5)]
+    both = cut_by_marker(np.zeros(len(urls) + 5, dtype=int), urls + typed, min_pts=4, by="shapes_recurring")[1][0]
+    assert {"ll", "lU", RECURRING, OTHER_NAMES} <= set(both)
+    assert sought_parts(both)[both["lU"]] == both["lU"] != sought_parts(both)[both["ll"]]
+    # the target crawl (one structural cluster, 0): a module's example seeks its folders' hubs,
+    # not the parts of the two shapes
+    learner = sitemap_learner(marker_cut="shapes_recurring", folder_cut="off").fit(
+        [_module_page(i) for i in range(len(urls) + 5)], urls=urls + typed, links=[[] for _ in range(len(urls) + 5)])
+    assert set(learner.marker_cuts_) == {0}
+    feedback = TargetFeedback(learner, {}, 0, example=plain[0])
+    assert not feedback.other_part(hubs[2]) and not feedback.other_part(f"{units[3]}/{NAMES[12]}.html")
+    assert feedback.other_part(typed[0]) and feedback.other_part(dotted[1])
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, True])

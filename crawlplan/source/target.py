@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.kinds import UNITS
+from crawlplan.source.name_cuts import sought_parts
 from crawlplan.source.url_kinds import (
     FAMILY_MAX_SHARE,
     MOSTLY,
@@ -88,8 +89,9 @@ class TargetFeedback:
         self._name_part, self.part = None, None
         if getattr(learner, "target_unit_", "cluster") in ("name_part", "split_kind") and example and target != -1:
             section = learner.section_part(target, example)
-            if section in (getattr(learner, "marker_cuts_", None) or {}):   # else its one part is the cluster
-                self._name_part = functools.partial(learner.name_part, section)
+            cuts = getattr(learner, "marker_cuts_", None) or {}
+            if section in cuts:   # else its one part is the cluster
+                self._name_part = functools.partial(_sought_part, learner, section, sought_parts(cuts[section]))
                 self.part = self._name_part(example)
         self.family = example_family(learner, example, self.targets)
         self.family_is_target = _family_holds_target(learner, self.family, self.targets)
@@ -187,6 +189,12 @@ class TargetFeedback:
         if row is None or (row not in self.rows and not self.fetched[row]):
             return None
         return self._p_target(row)
+
+
+def _sought_part(learner, section: int, sought: dict[int, int], url: str) -> int:
+    """The part of ``section`` a target crawl counts a page at ``url`` in (:func:`sought_parts`)."""
+    part = learner.name_part(section, url)
+    return sought.get(part, part)
 
 
 def target_clusters(learner, target: int) -> frozenset[int]:
