@@ -69,6 +69,12 @@ Two configurations (``method``):
     the name's last two words (``marker_cut: shapes``, round 15: functions ``ll``, classes
     ``lU``, members ``Ul``), unless the shapes are namespaces; designed on statsmodels' API,
     it raised SciPy's and Twisted's micro-F on validation and lowered none.
+  * a cluster whose pages are of two sorts by file name, a few names that recur in most of its
+    folders (a unit's or a package's ``index`` hub) and names of their own, is cut into the two
+    (``marker_cut: shapes_recurring``, round 19; designed on the LCL and Python, it raised
+    Racket's micro-F on validation and lowered none). A shape beside unshaped names stays a
+    name, and a target crawl counts the recurring hubs with the example's part: round 18's
+    first form parted them off and lowered Racket's harvest.
   * a target crawl seeks the example's part of a cluster the cut by file name parted
     (``target_unit: name_part``, round 16): a page or a link whose file name falls in another
     part is no target, so statsmodels' crawl for functions no longer takes the members sharing
@@ -95,9 +101,7 @@ Two configurations (``method``):
   dotted names where they name members (``marker_cut: shapes_members``, round 17: the LCL's
   and Free Pascal's target harvest up) lowered the validation micro-F mean (0.771 -> 0.770),
   and a target crawl that seeks the example's kind where its cluster is a small piece of it
-  (``target_unit: split_kind``, round 17: GnuCash above BFS) lowered sqlalchemy's harvest;
-  a cluster cut into the names that recur from folder to folder and the others
-  (``marker_cut: shapes_recurring``, round 18: the LCL's micro-F up) lowered Racket's harvest.
+  (``target_unit: split_kind``, round 17: GnuCash above BFS) lowered sqlalchemy's harvest.
   Smooth idf for the crawl's clusters too
   (``idf: smooth``) raised the validation micro-F (0.732 -> 0.810) but lowered three
   validation sites' target harvest: an option; ``kinds: smooth_idf`` keeps its kinds and the
@@ -441,15 +445,18 @@ class LearnerParams:
         """``markers``: a cluster holding two or more file-name kind markers of a folder is cut
         by marker (:func:`name_cuts.cut_by_marker`) unless the markers are namespaces;
         ``shapes``: by the case pattern of dotted names instead (:func:`name_cuts.name_shape`),
-        method default's since issue 30's round 15 (``markers`` is an option);
+        method default's from issue 30's round 15 to 18 (``markers`` is an option);
         ``shapes_members``: the shapes, and the number of words of a one- or two-word dotted name
         where two-word names are a cluster's member pages (:func:`name_cuts.member_words`; an
         option since round 17); ``shapes_recurring``: the shapes, and a cluster's names that
-        recur from folder to folder against its others (``name_cuts._recurring_names``; an option
-        since round 18); ``off``: the paper's."""
+        recur from folder to folder against its others (``name_cuts._recurring_names``), method
+        default's since round 19; ``off``: the paper's."""
         if self.marker_cut is not None:
             return self.marker_cut
-        return "off" if self.method == "paper" else "shapes"
+        # shapes_recurring passed the rule in round 19 (Racket's micro-F 0.953 -> 1.000, no site
+        # lower), once a shape beside unshaped names stayed a name and its target crawl counted
+        # the recurring hubs with its own part (round 18's first form lowered Racket's harvest)
+        return "off" if self.method == "paper" else "shapes_recurring"
 
     @property
     def crawl_guard_(self) -> str:
