@@ -100,6 +100,7 @@ CANDIDATES = {
     "default, the target crawl seeks the example's whole cluster (target_unit cluster)": {
         "method": "default", "target_unit": "cluster"},
     "default, the UCC crawl values each cluster on its own (ucc_unit cluster)": {"method": "default", "ucc_unit": "cluster"},
+    "default, the UCC crawl takes recurring names for hubs (ucc_recurring hub)": {"method": "default", "ucc_recurring": "hub"},
     "default, the sampler refilled when its queue runs dry (sampler apath_refill)": {"method": "default", "sampler": "apath_refill"},
     "default, the sampler refilled while under 50 pages (sample_floor 50)": {"method": "default", "sample_floor": 50},
     "default, the sampler never refilled (sample_floor 0)": {"method": "default", "sample_floor": 0},

@@ -18,6 +18,7 @@ from crawlplan.source.name_cuts import (
     RECURRING,
     cut_by_marker,
     cut_key,
+    is_recurring,
     marker_key,
     member_words,
     name_shape,
@@ -234,6 +235,25 @@ def test_a_shape_beside_recurring_names_stays_a_name_and_a_target_crawl_seeks_th
     feedback = TargetFeedback(learner, {}, 0, example=plain[0])
     assert not feedback.other_part(hubs[2]) and not feedback.other_part(f"{units[3]}/{NAMES[12]}.html")
     assert feedback.other_part(typed[0]) and feedback.other_part(dotted[1])
+
+
+def test_a_ucc_crawl_can_take_the_recurring_names_for_hubs():
+    """``ucc_recurring: hub`` (an option since issue 30's round 19, designed on the LCL): a page
+    among a cluster's recurring names is a hub, read from its URL alone, so a link to a unit's
+    ``index`` not fetched yet is told from a link to an identifier in the same cluster."""
+    units = [f"https://docs.example.org/lcl/unit{u}" for u in range(5)]
+    urls = [f"{unit}/index.html" for unit in units] + [f"{units[i % 5]}/{NAMES[i]}.html" for i in range(12)]
+    learner = sitemap_learner(marker_cut="shapes_recurring", folder_cut="off", ucc_recurring="hub").fit(
+        [_module_page(i) for i in range(len(urls))], urls=urls, links=[[] for _ in urls])
+    parts = learner.marker_cuts_[0]
+    assert is_recurring(parts, "https://docs.example.org/lcl/unit9/index.html", "shapes_recurring")
+    assert not is_recurring(parts, f"{units[1]}/{NAMES[12]}.html", "shapes_recurring")
+    assert learner.is_hub(0, "https://docs.example.org/lcl/unit9/index.html")
+    assert not learner.is_hub(0, f"{units[1]}/{NAMES[12]}.html") and not learner.is_hub(0, None)
+    assert not learner.is_hub(1, "https://docs.example.org/lcl/unit9/index.html")   # a cluster not cut
+    assert sitemap_learner().ucc_recurring_ == "cluster" == sitemap_learner(method="paper").ucc_recurring_
+    with pytest.raises(ValueError, match="ucc_recurring must be one of"):
+        sitemap_learner(ucc_recurring="hubs").validate()
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, True])

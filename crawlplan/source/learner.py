@@ -23,7 +23,7 @@ from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram,
 from crawlplan.source.features import extract
 from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, cluster_kinds, fit_kinds, joined, levels_collapsed
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
-from crawlplan.source.name_cuts import cut_by_marker, name_part_of
+from crawlplan.source.name_cuts import cut_by_marker, is_recurring, name_part_of
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
     cut_by_folder,
@@ -34,7 +34,7 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/11"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels, target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut
+FORMAT = "crawlplan.sitemap/12"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels, target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut; 12: ucc_recurring
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -380,6 +380,17 @@ class SitemapLearner(LearnerParams):
             part = name_part_of(by_marker[label], url, self.marker_cut_)
             return int(label if part is None else part)
         return int(label)
+
+    def is_hub(self, label: int, url: str | None) -> bool:
+        """Whether a page at ``url`` in structural cluster ``label`` is a hub, which a UCC crawl
+        with ``ucc_recurring: hub`` values by its links alone: one of the names that recur from
+        folder to folder in the part of ``label`` its section falls in
+        (:func:`name_cuts.is_recurring`)."""
+        if not url:
+            return False
+        section = self.section_part(label, url)
+        cuts = getattr(self, "marker_cuts_", None) or {}
+        return section in cuts and is_recurring(cuts[section], url, self.marker_cut_)
 
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:
         return self.fit(X, **kw).labels_

@@ -36,6 +36,8 @@ MARKER_CUTS = ("off", "markers", "shapes", "shapes_members", "shapes_recurring")
 # and the rest (in ``marker_cuts_`` each recurring name also maps to its part, as ``=name``; a
 # file name holds no "/", so a page named recurring.html is no part key)
 RECURRING, OTHER_NAMES = "=/recurring", "=/other"
+# what a UCC crawl takes a page among a cluster's recurring names for (ucc_recurring)
+UCC_RECURRING = ("cluster", "hub")
 _DOTTED_WORD = re.compile(r"_*[A-Za-z][A-Za-z0-9_]*$")
 
 
@@ -239,6 +241,15 @@ def sought_parts(parts: dict[str, int]) -> dict[int, int]:
     out = {part: part for part in parts.values()}
     out.update({part: min(joined) for part in joined})
     return out
+
+
+def is_recurring(parts: dict[str, int], url: str, by: str) -> bool:
+    """Whether a cluster cut by file name (its ``marker_cuts_`` entry) holds a page at ``url``
+    among its recurring names (``shapes_recurring``): one of the folders' hubs."""
+    if RECURRING not in parts:
+        return False
+    key = part_key(parts, url, by)
+    return key is not None and parts[key] == parts[RECURRING]
 
 
 def marker_key(kind: tuple[str, str, str] | None) -> str:

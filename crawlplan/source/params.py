@@ -102,7 +102,8 @@ Two configurations (``method``):
   and Free Pascal's target harvest up) lowered the validation micro-F mean (0.771 -> 0.770),
   and a target crawl that seeks the example's kind where its cluster is a small piece of it
   (``target_unit: split_kind``, round 17: GnuCash above BFS) lowered sqlalchemy's harvest.
-  Smooth idf for the crawl's clusters too
+  A UCC crawl that takes a cluster's recurring names for hubs (``ucc_recurring: hub``, round
+  19: the LCL's UCC crawl above BFS) moved no validation mean. Smooth idf for the crawl's clusters too
   (``idf: smooth``) raised the validation micro-F (0.732 -> 0.810) but lowered three
   validation sites' target harvest: an option; ``kinds: smooth_idf`` keeps its kinds and the
   plain clusters' crawl. The earlier guard
@@ -121,7 +122,7 @@ from crawlplan.source.features import XPATH_CLASS_MODES
 from crawlplan.source.guard import GUARDS
 from crawlplan.source.kinds import KIND_LEVELS, UNITS
 from crawlplan.source.link_context import LINK_CONTEXT_MODES
-from crawlplan.source.name_cuts import MARKER_CUTS
+from crawlplan.source.name_cuts import MARKER_CUTS, UCC_RECURRING
 from crawlplan.source.target import TARGET_SCORES, TARGET_UNITS
 from crawlplan.source.url_kinds import MOSTLY
 
@@ -166,6 +167,7 @@ class LearnerSettings(Settings):
     target_score: str | None
     target_unit: str | None
     ucc_unit: str | None
+    ucc_recurring: str | None
     folder_cut: str | None
     crawl_guard: str | None
     crawl_guard_slack: float
@@ -309,6 +311,17 @@ class LearnerParams:
             return self.ucc_unit
         # kind passed issue 30's rule in round 13 (Free Pascal's UCC valid ratio 0.736 -> 0.920)
         return "cluster" if self.method == "paper" else "kind"
+
+    @property
+    def ucc_recurring_(self) -> str:
+        """What a UCC crawl takes a page for that the cut by file name puts among its cluster's
+        recurring names (``marker_cut: shapes_recurring``; a unit's ``index`` hub): ``cluster``,
+        a page of its structural cluster like any other (the paper's unit); ``hub``, a page worth
+        only the links it yields: a link to it scores no content, and its fetch gains the guard
+        nothing (``CrawlSimulator``)."""
+        if self.ucc_recurring is not None:
+            return self.ucc_recurring
+        return "cluster"
 
     @property
     def url_merge_(self) -> float:
@@ -481,6 +494,7 @@ class LearnerParams:
                    "target_score": (self.target_score_, TARGET_SCORES),
                    "target_unit": (self.target_unit_, TARGET_UNITS),
                    "ucc_unit": (self.ucc_unit_, UNITS),
+                   "ucc_recurring": (self.ucc_recurring_, UCC_RECURRING),
                    "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
                    "namespace_test": (self.namespace_test_, NAMESPACE_TESTS),
                    "marker_cut": (self.marker_cut_, MARKER_CUTS),
