@@ -246,10 +246,7 @@ def sought_parts(parts: dict[str, int]) -> dict[int, int]:
 def is_recurring(parts: dict[str, int], url: str, by: str) -> bool:
     """Whether a cluster cut by file name (its ``marker_cuts_`` entry) holds a page at ``url``
     among its recurring names (``shapes_recurring``): one of the folders' hubs."""
-    if RECURRING not in parts:
-        return False
-    key = part_key(parts, url, by)
-    return key is not None and parts[key] == parts[RECURRING]
+    return RECURRING in parts and name_part_of(parts, url, by) == parts[RECURRING]
 
 
 def marker_key(kind: tuple[str, str, str] | None) -> str:
