@@ -84,6 +84,11 @@ CANDIDATES = {
         "method": "default", "marker_cut": "shapes_members"},
     "default, clusters cut by name shape and by names recurring from folder to folder (marker_cut shapes_recurring)": {
         "method": "default", "marker_cut": "shapes_recurring"},
+    "default, clusters cut by recurring names and by member names (marker_cut shapes_recurring_members)": {
+        "method": "default", "marker_cut": "shapes_recurring_members"},
+    "default, recurring and member names cut, the UCC crawl takes recurring names for hubs "
+    "(marker_cut shapes_recurring_members, ucc_recurring hub)": {
+        "method": "default", "marker_cut": "shapes_recurring_members", "ucc_recurring": "hub"},
     "default, kinds read with their levels as written (kind_levels as_written)": {
         "method": "default", "kind_levels": "as_written"},
     "default, crawl states read with their levels collapsed (state_levels collapsed)": {

@@ -5,8 +5,8 @@ modules in one folder), Haddock (``Data-*``, ``GHC-*`` module pages and their so
 Doxygen (``class*`` member lists beside unmarked ones), autosummary (``marker_cut: shapes``:
 functions, classes and members told by the case of a dotted name) and fpdoc
 (``marker_cut: shapes_members``: identifiers and their members told by the number of words of
-a lower-case name; ``shapes_recurring``: a unit's ``index`` hub beside its identifiers); no real
-site."""
+a lower-case name; ``shapes_recurring``: a unit's ``index`` hub beside its identifiers;
+``shapes_recurring_members``: both); no real site."""
 
 import numpy as np
 import pytest
@@ -254,6 +254,43 @@ def test_a_ucc_crawl_can_take_the_recurring_names_for_hubs():
     assert sitemap_learner().ucc_recurring_ == "cluster" == sitemap_learner(method="paper").ucc_recurring_
     with pytest.raises(ValueError, match="ucc_recurring must be one of"):
         sitemap_learner(ucc_recurring="hubs").validate()
+
+
+def test_recurring_names_and_member_names_cut_one_cluster_into_hubs_types_and_members():
+    """fpdoc-shaped (the LCL, issue 30's round 20): a unit's ``index`` hub, its identifiers and
+    their members, all rendered by one template into the unit's folder. ``shapes_recurring_members``
+    parts the hubs by their recurring name and the others by their number of words; a target
+    crawl for an identifier counts the hubs with the identifiers (a hub lists them)."""
+    units = [f"https://docs.example.org/lcl/unit{u}" for u in range(5)]
+    hubs = [f"{unit}/index.html" for unit in units]
+    idents = [f"{units[i % 5]}/{NAMES[i]}.html" for i in range(10)]
+    members = [f"{units[i % 5]}/{NAMES[i]}.{m}.html" for i, m in enumerate("align width height top left caption".split())]
+    urls = hubs + idents + members
+    by = "shapes_recurring_members"
+    cut, cuts = cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by=by)
+    assert cuts == {0: {"1w": 0, "2w": 1, RECURRING: 2, "=index": 2}}
+    assert cut.tolist() == [2] * 5 + [0] * 10 + [1] * 6
+    # the recurring cut alone keeps identifiers and members together
+    assert cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by="shapes_recurring")[0].tolist() == \
+        [1] * 5 + [0] * 16
+    # a new page by its URL alone: a new unit's hub, a member, an identifier, a paged list
+    where = ["https://docs.example.org/lcl/unit9/index.html", f"{units[2]}/{NAMES[11]}.visible.html",
+             f"{units[2]}/{NAMES[12]}.html", f"{units[2]}/{NAMES[12]}-2.html"]
+    assert [part_key(cuts[0], u, by) for u in where] == ["=index", "2w", "1w", None]
+    assert sought_parts(cuts[0]) == {0: 0, 1: 1, 2: 0}
+    # the members are read only where the cluster shows them: few dotted names among many
+    modules = hubs + idents + [f"{units[i]}/{NAMES[i]}.align.html" for i in range(4)]   # 4 of 19
+    assert set(cut_by_marker(np.zeros(len(modules), dtype=int), modules, min_pts=4, by=by)[1][0]) == \
+        {RECURRING, "=index", OTHER_NAMES}
+    # fitted: the learner cuts the same way and keeps the cut through its JSON form
+    learner = sitemap_learner(marker_cut=by, folder_cut="off").fit(
+        [_module_page(i) for i in range(len(urls))], urls=urls, links=[[] for _ in urls])
+    hub, ident, member = (int(learner.labels_[i]) for i in (0, 5, 15))
+    assert len({hub, ident, member}) == 3
+    back = SitemapLearner.from_json(learner.to_json())
+    assert back.predict([_module_page(0)] * 3, urls=where[:3]).tolist() == [hub, member, ident]
+    feedback = TargetFeedback(learner, {}, ident, example=idents[0])
+    assert not feedback.other_part(hubs[3]) and feedback.other_part(members[1])
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, True])

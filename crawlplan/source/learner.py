@@ -140,7 +140,7 @@ class SitemapLearner(LearnerParams):
         by = self.marker_cut_
         if urls is not None and (by.startswith("shapes") or by == "markers" and self.markers_in_clusters_):
             known = list(urls) + [target for page in (links or ()) for _apath, target in page] \
-                if by == "shapes_members" else None
+                if by in ("shapes_members", "shapes_recurring_members") else None
             labels, self.marker_cuts_ = cut_by_marker(labels, urls, self.min_pts, namespaces=self.namespace_test_,
                                                       by=by, known=known)
         self.labels_ = labels

@@ -2,8 +2,8 @@
 several kinds of page is cut into one part per kind, unless the names are namespaces of one
 kind. What a name says is read by :func:`cut_key`: its leading kind marker (``markers``), the
 case pattern of a dotted name (``shapes``), and the number of words of a short dotted name where
-the folder shows member pages (``shapes_members``), or whether a name recurs from folder to folder
-(``shapes_recurring``). Only the URL is read, so a page the sample
+the folder shows member pages (``shapes_members``), whether a name recurs from folder to folder
+(``shapes_recurring``), or both (``shapes_recurring_members``). Only the URL is read, so a page the sample
 never saw, or a link not fetched yet, is placed in its part all the same (``learner.part_of``).
 """
 
@@ -31,7 +31,9 @@ from crawlplan.source.url_kinds import (
 # modules 17%, javadoc's nested classes 7-12%)
 MEMBER_MIN_SHARE = 0.25
 
-MARKER_CUTS = ("off", "markers", "shapes", "shapes_members", "shapes_recurring")
+MARKER_CUTS = ("off", "markers", "shapes", "shapes_members", "shapes_recurring", "shapes_recurring_members")
+# the modes that read a cluster's recurring names (_recurring_names)
+RECURRING_CUTS = ("shapes_recurring", "shapes_recurring_members")
 # shapes_recurring: the keys of a cluster's two parts, its names that recur from folder to folder
 # and the rest (in ``marker_cuts_`` each recurring name also maps to its part, as ``=name``; a
 # file name holds no "/", so a page named recurring.html is no part key)
@@ -80,10 +82,11 @@ def cut_key(url: str, by: str) -> str:
     (``markers``; a kind marker when the sample's folder says so), its name shape (``shapes``,
     :func:`name_shape`), or the shape and else the number of words of a short dotted name
     (``shapes_members``, :func:`member_words`), or the shape and else the name itself
-    (``shapes_recurring``, ``=name``: :func:`_recurring_names` says which names recur)."""
+    (``shapes_recurring`` and ``shapes_recurring_members``, ``=name``: :func:`_recurring_names`
+    says which names recur, :func:`_member_clusters` where the number of words is read)."""
     if by == "shapes_members":
         return name_shape(url) or member_words(url)
-    if by == "shapes_recurring":
+    if by in RECURRING_CUTS:
         return name_shape(url) or f"={file_stem(url)}"
     return name_shape(url) if by == "shapes" else name_prefix(url)
 
@@ -185,11 +188,14 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         keys = [key if key not in ("1w", "2w") or label in shown else ""
                 for key, label in zip(keys, labels.tolist())]
     recurring: dict[int, set[str]] = {}
-    if by == "shapes_recurring":   # a name is read only where the cluster shows recurring names
+    if by in RECURRING_CUTS:   # a name is read only where the cluster shows recurring names
         recurring = _recurring_names(labels, urls, min_pts)
         shaped = _shape_parted(labels, keys, min_pts)
-        keys = [key if not key.startswith("=") and label in shaped else
-                "" if label not in recurring else RECURRING if file_stem(url) in recurring[label] else OTHER_NAMES
+        shown: set[int] = set()
+        if by == "shapes_recurring_members":   # and its number of words where it shows members
+            words = [member_words(url) for url in urls]
+            shown = _member_clusters(labels, urls, words, urls if known is None else known, min_pts)
+        keys = [_recurring_key(key, url, label, shaped, recurring, shown)
                 for key, url, label in zip(keys, urls, labels.tolist())]
     counts = pages_by_key([key or None for key in keys], labels)
     out = labels.copy()
@@ -208,6 +214,22 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     return out, cuts
 
 
+def _recurring_key(key: str, url: str, label: int, shaped: set[int], recurring: dict[int, set[str]],
+                   shown: set[int]) -> str:
+    """What the recurring cuts part a sample page by: its name shape where its cluster holds two
+    shapes (:func:`_shape_parted`), else, where the cluster shows recurring names, whether its
+    name is one of them; the others are one part, or with ``shapes_recurring_members`` parted by
+    their number of words where the cluster shows members (:func:`_member_clusters`). '' leaves
+    the page with its cluster's largest part."""
+    if not key.startswith("=") and label in shaped:
+        return key
+    if label in recurring and file_stem(url) in recurring[label]:
+        return RECURRING
+    if label in shown:
+        return member_words(url) or (OTHER_NAMES if label in recurring else "")
+    return OTHER_NAMES if label in recurring else ""
+
+
 def part_key(parts: dict[str, int], url: str, by: str) -> str | None:
     """The key under which a cluster cut by file name (its ``marker_cuts_`` entry, ``parts``)
     holds a page at ``url``; None for a name the cut did not part. With ``shapes_recurring`` a
@@ -216,6 +238,9 @@ def part_key(parts: dict[str, int], url: str, by: str) -> str | None:
     key = cut_key(url, by)
     if key in parts:
         return key
+    words = member_words(url) if by == "shapes_recurring_members" else ""
+    if words and words in parts:   # a short dotted name has no shape: cut_key read it as a name
+        return words
     if OTHER_NAMES not in parts:
         return None
     name = f"={file_stem(url)}"   # a shape the cut did not part is read as a name (_shape_parted)
@@ -236,8 +261,11 @@ def sought_parts(parts: dict[str, int]) -> dict[int, int]:
     whose other pages they list (fpdoc's and Sphinx's ``index``), a kind of their own for the
     sitemap, yet a crawl for the listed pages that counts them as another kind's pages ranks the
     way to its targets as a miss (the design sites: Python's library modules, harvest 0.994 ->
-    0.978 when it did, round 18)."""
-    joined = [parts[key] for key in (RECURRING, OTHER_NAMES) if key in parts]
+    0.978 when it did, round 18). Where the cut parts the others by their number of words
+    (``shapes_recurring_members``) the hubs are one with the one-word names: a unit's ``index``
+    lists its types, and each type lists its members."""
+    listed = "1w" if "1w" in parts else OTHER_NAMES
+    joined = [parts[key] for key in (RECURRING, listed) if key in parts]
     out = {part: part for part in parts.values()}
     out.update({part: min(joined) for part in joined})
     return out
