@@ -234,7 +234,8 @@ def part_key(parts: dict[str, int], url: str, by: str) -> str | None:
     """The key under which a cluster cut by file name (its ``marker_cuts_`` entry, ``parts``)
     holds a page at ``url``; None for a name the cut did not part. With ``shapes_recurring`` a
     name (or a shape the cut did not part) that is not one of the cluster's recurring names is
-    one of the others."""
+    one of the others; with ``shapes_recurring_members`` a short dotted name is first placed by
+    its number of words where the cut parted them."""
     key = cut_key(url, by)
     if key in parts:
         return key
