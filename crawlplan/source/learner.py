@@ -23,7 +23,7 @@ from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram,
 from crawlplan.source.features import extract
 from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, cluster_kinds, fit_kinds, joined, levels_collapsed
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
-from crawlplan.source.name_cuts import cut_by_marker, is_recurring, name_part_of
+from crawlplan.source.name_cuts import MEMBER_CUTS, cut_by_marker, is_recurring, name_part_of
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
     cut_by_folder,
@@ -140,7 +140,7 @@ class SitemapLearner(LearnerParams):
         by = self.marker_cut_
         if urls is not None and (by.startswith("shapes") or by == "markers" and self.markers_in_clusters_):
             known = list(urls) + [target for page in (links or ()) for _apath, target in page] \
-                if by in ("shapes_members", "shapes_recurring_members") else None
+                if by in MEMBER_CUTS else None
             labels, self.marker_cuts_ = cut_by_marker(labels, urls, self.min_pts, namespaces=self.namespace_test_,
                                                       by=by, known=known)
         self.labels_ = labels

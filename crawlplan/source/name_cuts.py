@@ -3,8 +3,9 @@ several kinds of page is cut into one part per kind, unless the names are namesp
 kind. What a name says is read by :func:`cut_key`: its leading kind marker (``markers``), the
 case pattern of a dotted name (``shapes``), and the number of words of a short dotted name where
 the folder shows member pages (``shapes_members``), whether a name recurs from folder to folder
-(``shapes_recurring``), or both (``shapes_recurring_members``). Only the URL is read, so a page the sample
-never saw, or a link not fetched yet, is placed in its part all the same (``learner.part_of``).
+(``shapes_recurring``), or both (``shapes_recurring_members``). Only the URL is read, so a page
+the sample never saw, or a link not fetched yet, is placed in its part all the same
+(``learner.part_of``).
 """
 
 from __future__ import annotations
@@ -31,9 +32,12 @@ from crawlplan.source.url_kinds import (
 # modules 17%, javadoc's nested classes 7-12%)
 MEMBER_MIN_SHARE = 0.25
 
-MARKER_CUTS = ("off", "markers", "shapes", "shapes_members", "shapes_recurring", "shapes_recurring_members")
-# the modes that read a cluster's recurring names (_recurring_names)
+MARKER_CUTS = ("off", "markers", "shapes", "shapes_members", "shapes_recurring",
+               "shapes_recurring_members")
+# the modes that read a cluster's recurring names (_recurring_names), and those that read the
+# number of words of its short dotted names where it shows member pages (_member_clusters)
 RECURRING_CUTS = ("shapes_recurring", "shapes_recurring_members")
+MEMBER_CUTS = ("shapes_members", "shapes_recurring_members")
 # shapes_recurring: the keys of a cluster's two parts, its names that recur from folder to folder
 # and the rest (in ``marker_cuts_`` each recurring name also maps to its part, as ``=name``; a
 # file name holds no "/", so a page named recurring.html is no part key)
@@ -91,24 +95,24 @@ def cut_key(url: str, by: str) -> str:
     return name_shape(url) if by == "shapes" else name_prefix(url)
 
 
-def _member_clusters(labels: np.ndarray, urls: Sequence[str], keys: Sequence[str], known, min_pts: int) -> set[int]:
+def _member_clusters(labels: np.ndarray, urls: Sequence[str], words: Sequence[str], known, min_pts: int) -> set[int]:
     """The clusters whose two-word names are member pages: at least ``min_pts`` sample pages
     of one word and of two, most (``MOSTLY``) of the two-word ones named after a page the site
     links in their folder (``type.member`` beside ``type``), and at least ``MEMBER_MIN_SHARE`` of
     the cluster. A type has many members, so where a generator gives each a page they are a
     large part of the pages; sub-namespaces (Python's ``os.path``, ``xml.dom``: 17% of its
     library modules) and nested types (javadoc's ``Outer.Inner``: 7-12%) are the exception.
-    ``keys``: the pages' :func:`cut_key` (``1w`` and ``2w`` are their :func:`member_words`)."""
+    ``words``: the pages' :func:`member_words`."""
     stems: dict[str, set[str]] = {}
     for url in known:
         stems.setdefault(url.rpartition("/")[0], set()).add(file_stem(url))
     out = set()
     for label in set(labels.tolist()) - {-1}:
         members = np.flatnonzero(labels == label)
-        words = Counter(keys[i] for i in members)
-        if words["1w"] < min_pts or words["2w"] < min_pts or words["2w"] < MEMBER_MIN_SHARE * len(members):
+        counts = Counter(words[i] for i in members)
+        if counts["1w"] < min_pts or counts["2w"] < min_pts or counts["2w"] < MEMBER_MIN_SHARE * len(members):
             continue
-        two = [urls[i] for i in members if keys[i] == "2w"]
+        two = [urls[i] for i in members if words[i] == "2w"]
         named = sum(file_stem(u).split(".")[0] in stems.get(u.rpartition("/")[0], ()) for u in two)
         if named >= MOSTLY * len(two):
             out.add(label)
@@ -175,7 +179,7 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     beside their ``src/`` listings) recurs in every kind in like proportions, which the
     namespace test sees; a prefix beside unmarked pages (Doxygen's ``class*`` member lists
     beside ``struct*`` ones under the kind-marker share) is one marker, so nothing is cut.
-    ``known``: every URL the sample knows (its pages and their links), for ``shapes_members``'
+    ``known``: every URL the sample knows (its pages and their links), for the member cuts'
     test of member names (:func:`_member_clusters`); the sample's URLs when None."""
     if len(urls) != len(labels):
         raise ValueError(f"cut_by_marker: {len(labels)} labels for {len(urls)} URLs")
@@ -183,18 +187,17 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         raise ValueError(f"cut_by_marker: by must be one of {MARKER_CUTS[1:]}, got {by!r}")
     keys = [marker_key(kind) for kind in url_kinds(urls, markers=True)] if by == "markers" else \
         [cut_key(url, by) for url in urls]
-    if by == "shapes_members":   # the number of words is read only where the cluster shows members
-        shown = _member_clusters(labels, urls, keys, urls if known is None else known, min_pts)
+    shown: set[int] = set()   # the number of words is read only where the cluster shows members
+    if by in MEMBER_CUTS:
+        shown = _member_clusters(labels, urls, [member_words(url) for url in urls],
+                                 urls if known is None else known, min_pts)
+    if by == "shapes_members":
         keys = [key if key not in ("1w", "2w") or label in shown else ""
                 for key, label in zip(keys, labels.tolist())]
     recurring: dict[int, set[str]] = {}
     if by in RECURRING_CUTS:   # a name is read only where the cluster shows recurring names
         recurring = _recurring_names(labels, urls, min_pts)
         shaped = _shape_parted(labels, keys, min_pts)
-        shown: set[int] = set()
-        if by == "shapes_recurring_members":   # and its number of words where it shows members
-            words = [member_words(url) for url in urls]
-            shown = _member_clusters(labels, urls, words, urls if known is None else known, min_pts)
         keys = [_recurring_key(key, url, label, shaped, recurring, shown)
                 for key, url, label in zip(keys, urls, labels.tolist())]
     counts = pages_by_key([key or None for key in keys], labels)
@@ -274,7 +277,7 @@ def sought_parts(parts: dict[str, int]) -> dict[int, int]:
 
 def is_recurring(parts: dict[str, int], url: str, by: str) -> bool:
     """Whether a cluster cut by file name (its ``marker_cuts_`` entry) holds a page at ``url``
-    among its recurring names (``shapes_recurring``): one of the folders' hubs."""
+    among its recurring names (``RECURRING_CUTS``): one of the folders' hubs."""
     return RECURRING in parts and name_part_of(parts, url, by) == parts[RECURRING]
 
 
