@@ -69,6 +69,8 @@ CANDIDATES = {
     "default, no cut by section (folder_cut off)": {"method": "default", "folder_cut": "off"},
     "default, unmarked sections cut from a marked cluster (folder_cut unmarked_sections)": {
         "method": "default", "folder_cut": "unmarked_sections"},
+    "default, a marked cluster kept whole by section (folder_cut sections, until round 21)": {
+        "method": "default", "folder_cut": "sections"},
     "default, kinds a repeated folder name names joined (kind_folder_join true)": {
         "method": "default", "kind_folder_join": True},
     "default, BFS guard with the tolerance as slack (crawl_guard_slack 0.02)": {"method": "default",

@@ -266,9 +266,27 @@ def test_a_marked_cluster_keeps_its_marked_sections_and_loses_the_unmarked_one()
     assert cut_by_folder(np.zeros(12, dtype=int), urls, min_pts=4, markers=True, unmarked_sections=True)[1] == {}
 
 
+def test_the_default_learner_cuts_a_marked_clusters_unmarked_section_off():
+    """The default since round 21 (``folder_cut: unmarked_sections``), end to end: one prose
+    template renders pytest's release announcements and its root pages; the fitted learner
+    parts them and places a new page by its section, which round 9's ``sections`` did not."""
+    announce = [f"{BASE}/announce/release-7.{i}.0.html" for i in range(20)]
+    root = [f"{BASE}/{w}.html" for w in WORDS[:6]]
+    bags = [_prose(i % 3) for i in range(26)]
+    learner = sitemap_learner().fit(bags, urls=announce + root, links=[[] for _ in range(26)])
+    assert learner.labels_[0] != learner.labels_[20]
+    assert set(learner.labels_[:20].tolist()) == {learner.labels_[0]}
+    assert set(learner.labels_[20:].tolist()) == {learner.labels_[20]}
+    where = [f"{BASE}/announce/release-8.0.0.html", f"{BASE}/new-page.html"]
+    assert learner.predict([_prose(1)] * 2, urls=where).tolist() == [learner.labels_[0], learner.labels_[20]]
+    whole = sitemap_learner(folder_cut="sections").fit(bags, urls=announce + root, links=[[] for _ in range(26)])
+    assert len(set(whole.labels_.tolist())) == 1 and whole.folder_cuts_ == {}
+
+
 def test_namespace_and_section_settings_are_checked():
     assert sitemap_learner().namespace_test_ == "all_clusters"
     assert sitemap_learner(method="paper").namespace_test_ == "pairwise"
     with pytest.raises(ValueError, match="namespace_test must be one of"):
         sitemap_learner(namespace_test="some").validate()
-    assert sitemap_learner(folder_cut="unmarked_sections").folder_cut_ == "unmarked_sections"
+    assert sitemap_learner().folder_cut_ == "unmarked_sections"   # the default since round 21
+    assert sitemap_learner(folder_cut="sections").folder_cut_ == "sections"

@@ -45,6 +45,9 @@ Two configurations (``method``):
     (:func:`cut_by_folder`; leave-one-site-out, docs/source.md). Since issue 30's round 9 two
     sections are namespaces only when every cluster holding them splits them alike
     (``namespace_test: all_clusters``): one twin had made Django's ``ref/`` and ``topics/`` one.
+    Since round 21 the file-name guard keeps only the sections whose pages carry the markers
+    (``folder_cut: unmarked_sections``): a section whose names name no kind is cut from them as
+    any other section (pytest's root pages from its ``announce/release-*``).
   * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
     paper's full Balance a site of two or three clusters is pushed into its non-content cluster
     as soon as the content cluster leads (scrapy's source listings).
@@ -87,9 +90,7 @@ Two configurations (``method``):
   (``target_feedback``), the targets-per-fetch score and the yield hubs (``target_score: rate``,
   ``yield``), the target family's kind markers (``kind_markers: all``), re-clustering a
   one-template site by its links (``link_context: flat``), small clusters absorbed
-  (``min_cluster_share``), a marked cluster's unmarked sections cut
-  (``folder_cut: unmarked_sections``), kinds joined by a repeated folder name
-  (``kind_folder_join``); kinds joined by their section (``kind_section_join``) raised the
+  (``min_cluster_share``), kinds joined by a repeated folder name (``kind_folder_join``); kinds joined by their section (``kind_section_join``) raised the
   validation mean but lowered two validation sites, and so did the crawl's clusters read with
   their levels away (``state_levels: collapsed``, round 11: GnuCash's crawls above BFS, two
   validation sites' target harvest lower), and so did a target crawl that seeks every cluster
@@ -339,10 +340,13 @@ class LearnerParams:
     @property
     def folder_cut_(self) -> str:
         """``sections``: a cluster spanning sections of the site that are not namespaces of one
-        kind is cut by section (:func:`cut_by_folder`); ``off``: structure (and merges) only."""
+        kind is cut by section (:func:`cut_by_folder`), unless its file names mark the kind;
+        ``unmarked_sections`` (the default since issue 30's round 21): the same, and a marked
+        cluster's sections whose names carry no marker are cut from the marked ones; ``off``:
+        structure (and merges) only."""
         if self.folder_cut is not None:
             return self.folder_cut
-        return "off" if self.method == "paper" else "sections"
+        return "off" if self.method == "paper" else "unmarked_sections"
 
     @property
     def namespace_test_(self) -> str:
