@@ -71,6 +71,10 @@ CANDIDATES = {
         "method": "default", "folder_cut": "unmarked_sections"},
     "default, a marked cluster kept whole by section (folder_cut sections, until round 21)": {
         "method": "default", "folder_cut": "sections"},
+    "default, a marked cluster cut from its own unmarked names (unmarked_names cut)": {
+        "method": "default", "unmarked_names": "cut"},
+    "default, a marked cluster keeps its unmarked names (unmarked_names keep, until round 22)": {
+        "method": "default", "unmarked_names": "keep"},
     "default, kinds a repeated folder name names joined (kind_folder_join true)": {
         "method": "default", "kind_folder_join": True},
     "default, BFS guard with the tolerance as slack (crawl_guard_slack 0.02)": {"method": "default",

@@ -279,8 +279,12 @@ def test_the_default_learner_cuts_a_marked_clusters_unmarked_section_off():
     assert set(learner.labels_[20:].tolist()) == {learner.labels_[20]}
     where = [f"{BASE}/announce/release-8.0.0.html", f"{BASE}/new-page.html"]
     assert learner.predict([_prose(1)] * 2, urls=where).tolist() == [learner.labels_[0], learner.labels_[20]]
-    whole = sitemap_learner(folder_cut="sections").fit(bags, urls=announce + root, links=[[] for _ in range(26)])
+    whole = sitemap_learner(folder_cut="sections", unmarked_names="keep").fit(
+        bags, urls=announce + root, links=[[] for _ in range(26)])
     assert len(set(whole.labels_.tolist())) == 1 and whole.folder_cuts_ == {}
+    # the cut by name (round 22's default) parts the root pages too, their names being their own
+    named = sitemap_learner(folder_cut="sections").fit(bags, urls=announce + root, links=[[] for _ in range(26)])
+    assert named.folder_cuts_ == {} and len(set(named.labels_.tolist())) == 2 and named.marker_cuts_
 
 
 def test_namespace_and_section_settings_are_checked():

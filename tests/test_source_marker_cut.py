@@ -297,3 +297,45 @@ def test_recurring_names_and_member_names_cut_one_cluster_into_hubs_types_and_me
 def test_marker_cut_must_be_one_of_its_modes(bad):
     with pytest.raises(ValueError, match="marker_cut must be one of"):
         sitemap_learner(marker_cut=bad).validate()
+
+
+GIT = "https://git.example.org/docs"
+COMMANDS = "add commit push pull fetch merge rebase reset stash tag log diff status clone".split()
+CONCEPTS = "gitglossary gitignore gitattributes gitcli gitrevisions giteveryday user-manual".split()
+
+
+def test_a_marked_cluster_is_cut_from_its_unmarked_names_where_they_are_their_own():
+    """git-shaped (``unmarked_names: cut``): one man-page template renders the ``git-*``
+    commands and the concept pages, named one by one; the cut parts them and places a new page
+    by whether its name carries the marker. gi-docgen-shaped: ``ctor.*`` and ``func.*`` beside
+    ``method.*`` share first words among themselves, siblings of the marker's kind: kept."""
+    urls = [f"{GIT}/git-{c}.html" for c in COMMANDS] + [f"{GIT}/{c}.html" for c in CONCEPTS]
+    labels = np.zeros(len(urls), dtype=int)
+    assert cut_by_marker(labels, urls, min_pts=4, by="shapes_recurring")[1] == {}   # keep (the function's default)
+    cut, cuts = cut_by_marker(labels, urls, min_pts=4, by="shapes_recurring", unmarked="cut")
+    assert cut.tolist() == [0] * len(COMMANDS) + [1] * len(CONCEPTS)
+    assert cuts == {0: {"=/marked:git": 0, "=/unmarked": 1}}
+    assert part_key(cuts[0], f"{GIT}/git-blame.html", "shapes_recurring") == "=/marked:git"
+    assert part_key(cuts[0], f"{GIT}/gitworkflows.html", "shapes_recurring") == "=/unmarked"
+    learner = sitemap_learner(unmarked_names="cut", folder_cut="off").fit(
+        [{"/html/body/div[sect1]/p": 3 + i % 2} for i in range(len(urls))], urls=urls,
+        links=[[] for _ in urls])
+    assert learner.labels_[0] != learner.labels_[-1] and learner.name_part(0, f"{GIT}/gitcore-tutorial.html") != 0
+    assert SitemapLearner.from_json(learner.to_json()).marker_cuts_ == learner.marker_cuts_
+    # siblings: the unmarked names share their first words (ctor.*, func.*): nothing is cut
+    gi = "https://docs.example.org/Pango"
+    urls = [f"{gi}/method.{t}.{w}.html" for t in ("Context", "Layout") for w in NAMES]
+    urls += [f"{gi}/{p}.{w}.html" for p in ("ctor", "func", "vfunc") for w in NAMES[:2]]   # 2 each: no markers
+    labels = np.zeros(len(urls), dtype=int)
+    assert {marker_key(k) for k in url_kinds(urls, markers=True)} == {"method", ""}
+    assert cut_by_marker(labels, urls, min_pts=4, by="shapes_recurring", unmarked="cut")[1] == {}
+    # the same unmarked pages named one by one are cut
+    own = urls[:26] + [f"{gi}/{w}{p}.html" for p in ("ctor", "func", "vfunc") for w in NAMES[:2]]
+    assert cut_by_marker(labels, own, min_pts=4, by="shapes_recurring", unmarked="cut")[1] == {
+        0: {"=/marked:method": 0, "=/unmarked": 1}}
+    with pytest.raises(ValueError, match="unmarked must be one of"):
+        cut_by_marker(labels, urls, min_pts=4, unmarked="some")
+    with pytest.raises(ValueError, match="unmarked_names must be one of"):
+        sitemap_learner(unmarked_names="some").validate()
+    assert sitemap_learner().unmarked_names_ == "cut"      # the default since issue 30's round 22
+    assert sitemap_learner(method="paper").unmarked_names_ == "keep"

@@ -34,7 +34,7 @@ from crawlplan.source.url_kinds import (
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/12"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels, target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut; 12: ucc_recurring
+FORMAT = "crawlplan.sitemap/13"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels, target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut; 12: ucc_recurring; 13: unmarked_names
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -142,7 +142,7 @@ class SitemapLearner(LearnerParams):
             known = list(urls) + [target for page in (links or ()) for _apath, target in page] \
                 if by in MEMBER_CUTS else None
             labels, self.marker_cuts_ = cut_by_marker(labels, urls, self.min_pts, namespaces=self.namespace_test_,
-                                                      by=by, known=known)
+                                                      by=by, known=known, unmarked=self.unmarked_names_)
         self.labels_ = labels
         self.kind_model_, self.kind_labels_, self.kind_joins_ = fit_kinds(self, X, bags, urls, links, resolve)
         self.n_clusters_ = int(self.labels_.max() + 1) if n else 0

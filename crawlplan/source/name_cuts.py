@@ -3,9 +3,10 @@ several kinds of page is cut into one part per kind, unless the names are namesp
 kind. What a name says is read by :func:`cut_key`: its leading kind marker (``markers``), the
 case pattern of a dotted name (``shapes``), and the number of words of a short dotted name where
 the folder shows member pages (``shapes_members``), whether a name recurs from folder to folder
-(``shapes_recurring``), or both (``shapes_recurring_members``). Only the URL is read, so a page
-the sample never saw, or a link not fetched yet, is placed in its part all the same
-(``learner.part_of``).
+(``shapes_recurring``), or both (``shapes_recurring_members``); and, with ``unmarked_names:
+cut``, whether a name carries the leading kind marker most of its cluster carries. Only the URL
+is read, so a page the sample never saw, or a link not fetched yet, is placed in its part all
+the same (``learner.part_of``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ MEMBER_CUTS = ("shapes_members", "shapes_recurring_members")
 RECURRING, OTHER_NAMES = "=/recurring", "=/other"
 # what a UCC crawl takes a page among a cluster's recurring names for (ucc_recurring)
 UCC_RECURRING = ("cluster", "hub")
+# what the cut by name does with a marked cluster's names that carry no marker (unmarked_names),
+# and the keys of the two parts it makes of one (``=/marked:git``; a file name holds no "/")
+UNMARKED_NAMES = ("keep", "cut")
+MARKED, UNMARKED = "=/marked:", "=/unmarked"
 _DOTTED_WORD = re.compile(r"_*[A-Za-z][A-Za-z0-9_]*$")
 
 
@@ -159,9 +164,42 @@ def _shape_parted(labels: np.ndarray, keys: Sequence[str], min_pts: int) -> set[
     return {label for label, shapes in counts.items() if sum(n >= min_pts for n in shapes.values()) >= 2}
 
 
+def _marked_clusters(labels: np.ndarray, urls: Sequence[str], keys: Sequence[str], min_pts: int) -> dict[int, str]:
+    """{cluster: its marker} for the clusters no other cut by name parts (every ``keys`` entry
+    '') whose sample pages mostly (``MOSTLY``) carry one leading kind marker (:func:`url_kinds`),
+    beside at least ``min_pts`` pages without it whose names are mostly their own: no leading
+    word that another of them carries too. A generator that names one kind by a common first
+    word (git's ``git-add``, ``git-commit``; pytest's ``release-*``) names the pages of another
+    kind one by one (``gitglossary``, ``gitignore``, ``user-manual``): the structure puts them in
+    one cluster, the names tell them apart. Names without the marker that share first words
+    among themselves are the marker's siblings (gi-docgen's ``ctor.*`` and ``func.*`` beside
+    ``method.*``, Doxygen's ``struct*`` beside ``class*``, each under the kind-marker share):
+    kinds of one family, which the cut leaves together."""
+    marks = [marker_key(kind) for kind in url_kinds(urls, markers=True)]
+    prefixes = [name_prefix(url) for url in urls]
+    out: dict[int, str] = {}
+    for label in set(labels.tolist()) - {-1}:
+        members = np.flatnonzero(labels == label)
+        if any(keys[i] for i in members):
+            continue
+        counts = Counter(marks[i] for i in members if marks[i])
+        if len(counts) != 1:
+            continue
+        marker = next(iter(counts))
+        rest = [prefixes[i] for i in members if prefixes[i] != marker]
+        if len(members) - len(rest) < MOSTLY * len(members) or len(rest) < min_pts:
+            continue
+        shared = Counter(p for p in rest if p)
+        own = sum(not p or shared[p] == 1 for p in rest)
+        if own >= MOSTLY * len(rest):
+            out[label] = marker
+    return out
+
+
 def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: float = NAMESPACE_ALPHA,
                   namespaces: str = "all_clusters", by: str = "markers",
-                  known: Sequence[str] | None = None) -> tuple[np.ndarray, dict[int, dict[str, int]]]:
+                  known: Sequence[str] | None = None,
+                  unmarked: str = "keep") -> tuple[np.ndarray, dict[int, dict[str, int]]]:
     """A cluster holding at least ``min_pts`` sample pages of each of two or more leading kind
     markers of one folder (:func:`url_kinds`; with ``by: shapes`` two or more name shapes,
     :func:`name_shape`; with ``shapes_recurring`` also a cluster's recurring names and its others,
@@ -180,7 +218,10 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
     namespace test sees; a prefix beside unmarked pages (Doxygen's ``class*`` member lists
     beside ``struct*`` ones under the kind-marker share) is one marker, so nothing is cut.
     ``known``: every URL the sample knows (its pages and their links), for the member cuts'
-    test of member names (:func:`_member_clusters`); the sample's URLs when None."""
+    test of member names (:func:`_member_clusters`); the sample's URLs when None.
+    ``unmarked`` (``unmarked_names``): ``cut`` parts a cluster that mostly carries one kind
+    marker from its pages without it, where their names are their own
+    (:func:`_marked_clusters`; not with ``by: markers``, whose keys are the markers)."""
     if len(urls) != len(labels):
         raise ValueError(f"cut_by_marker: {len(labels)} labels for {len(urls)} URLs")
     if by not in MARKER_CUTS[1:]:
@@ -199,6 +240,12 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         recurring = _recurring_names(labels, urls, min_pts)
         shaped = _shape_parted(labels, keys, min_pts)
         keys = [_recurring_key(key, url, label, shaped, recurring, shown)
+                for key, url, label in zip(keys, urls, labels.tolist())]
+    if unmarked not in UNMARKED_NAMES:
+        raise ValueError(f"cut_by_marker: unmarked must be one of {UNMARKED_NAMES}, got {unmarked!r}")
+    if unmarked == "cut" and by != "markers":
+        marked = _marked_clusters(labels, urls, keys, min_pts)
+        keys = [_marked_key(marked[label], url) if label in marked else key
                 for key, url, label in zip(keys, urls, labels.tolist())]
     counts = pages_by_key([key or None for key in keys], labels)
     out = labels.copy()
@@ -233,12 +280,24 @@ def _recurring_key(key: str, url: str, label: int, shaped: set[int], recurring: 
     return OTHER_NAMES if label in recurring else ""
 
 
+def _marked_key(marker: str, url: str) -> str:
+    """The part of a marked cluster (:func:`_marked_clusters`) a page at ``url`` falls in: its
+    marker's or the unmarked names'. The name alone decides, so a page the sample never saw is
+    placed the same way (:func:`part_key`)."""
+    return f"{MARKED}{marker}" if name_prefix(url) == marker else UNMARKED
+
+
 def part_key(parts: dict[str, int], url: str, by: str) -> str | None:
     """The key under which a cluster cut by file name (its ``marker_cuts_`` entry, ``parts``)
     holds a page at ``url``; None for a name the cut did not part. With ``shapes_recurring`` a
     name (or a shape the cut did not part) that is not one of the cluster's recurring names is
     one of the others; with ``shapes_recurring_members`` a short dotted name is first placed by
-    its number of words where the cut parted them."""
+    its number of words where the cut parted them; in a marked cluster cut from its unmarked
+    names (``unmarked_names: cut``) a page is placed by whether its name carries the marker."""
+    if UNMARKED in parts:
+        marked = next((key for key in parts if key.startswith(MARKED)), None)
+        if marked is not None:
+            return _marked_key(marked[len(MARKED):], url)
     key = cut_key(url, by)
     if key in parts:
         return key

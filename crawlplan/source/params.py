@@ -48,6 +48,11 @@ Two configurations (``method``):
     Since round 21 the file-name guard keeps only the sections whose pages carry the markers
     (``folder_cut: unmarked_sections``): a section whose names name no kind is cut from them as
     any other section (pytest's root pages from its ``announce/release-*``).
+  * a cluster that mostly carries one leading kind marker is cut from its pages without it where
+    their names are their own (``unmarked_names: cut``, round 22): git's man-page template
+    renders its ``git-*`` commands and its concept pages (``gitglossary``, ``gitignore``); names
+    without the marker that share first words among themselves (gi-docgen's ``ctor.*`` beside
+    ``method.*``) stay with it (``name_cuts._marked_clusters``).
   * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
     paper's full Balance a site of two or three clusters is pushed into its non-content cluster
     as soon as the content cluster leads (scrapy's source listings).
@@ -127,7 +132,7 @@ from crawlplan.source.features import XPATH_CLASS_MODES
 from crawlplan.source.guard import GUARDS
 from crawlplan.source.kinds import KIND_LEVELS, UNITS
 from crawlplan.source.link_context import LINK_CONTEXT_MODES
-from crawlplan.source.name_cuts import MARKER_CUTS, UCC_RECURRING
+from crawlplan.source.name_cuts import MARKER_CUTS, UCC_RECURRING, UNMARKED_NAMES
 from crawlplan.source.target import TARGET_SCORES, TARGET_UNITS
 from crawlplan.source.url_kinds import MOSTLY
 
@@ -186,6 +191,7 @@ class LearnerSettings(Settings):
     kind_folder_join: bool | None
     kind_section_join: bool | None
     marker_cut: str | None
+    unmarked_names: str | None
     kind_levels: str | None
     state_levels: str | None
     namespace_test: str | None
@@ -483,6 +489,18 @@ class LearnerParams:
         return "off" if self.method == "paper" else "shapes_recurring"
 
     @property
+    def unmarked_names_(self) -> str:
+        """What the cut by file name (``marker_cut``, not ``off`` or ``markers``) does with the
+        names of a cluster that mostly carries one leading kind marker and that no other cut by
+        name parts: ``keep``, they stay with the marker (the paper's; the default's in issue 30's
+        rounds 15-21); ``cut`` (the default since round 22), the pages without the marker are a
+        part of their own where their names are mostly their own (git's concept pages beside its
+        ``git-*`` commands; ``name_cuts._marked_clusters``)."""
+        if self.unmarked_names is not None:
+            return self.unmarked_names
+        return "keep" if self.method == "paper" else "cut"
+
+    @property
     def crawl_guard_(self) -> str:
         """``bfs``: a UCC or target crawl takes BFS's next page whenever its own verdict on what
         it has gained falls behind what BFS would have gained by then (:mod:`guard`); ``off``:
@@ -509,6 +527,7 @@ class LearnerParams:
                    "folder_cut": (self.folder_cut_, FOLDER_CUT_MODES),
                    "namespace_test": (self.namespace_test_, NAMESPACE_TESTS),
                    "marker_cut": (self.marker_cut_, MARKER_CUTS),
+                   "unmarked_names": (self.unmarked_names_, UNMARKED_NAMES),
                    "crawl_guard": (self.crawl_guard_, GUARDS),
                    "link_context": (self.link_context_, LINK_CONTEXT_MODES),
                    "idf": (self.idf_mode_, IDF_MODES),
