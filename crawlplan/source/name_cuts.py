@@ -226,6 +226,8 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         raise ValueError(f"cut_by_marker: {len(labels)} labels for {len(urls)} URLs")
     if by not in MARKER_CUTS[1:]:
         raise ValueError(f"cut_by_marker: by must be one of {MARKER_CUTS[1:]}, got {by!r}")
+    if unmarked not in UNMARKED_NAMES:
+        raise ValueError(f"cut_by_marker: unmarked must be one of {UNMARKED_NAMES}, got {unmarked!r}")
     keys = [marker_key(kind) for kind in url_kinds(urls, markers=True)] if by == "markers" else \
         [cut_key(url, by) for url in urls]
     shown: set[int] = set()   # the number of words is read only where the cluster shows members
@@ -241,8 +243,6 @@ def cut_by_marker(labels: np.ndarray, urls: Sequence[str], min_pts: int, alpha: 
         shaped = _shape_parted(labels, keys, min_pts)
         keys = [_recurring_key(key, url, label, shaped, recurring, shown)
                 for key, url, label in zip(keys, urls, labels.tolist())]
-    if unmarked not in UNMARKED_NAMES:
-        raise ValueError(f"cut_by_marker: unmarked must be one of {UNMARKED_NAMES}, got {unmarked!r}")
     if unmarked == "cut" and by != "markers":
         marked = _marked_clusters(labels, urls, keys, min_pts)
         keys = [_marked_key(marked[label], url) if label in marked else key

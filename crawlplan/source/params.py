@@ -95,10 +95,11 @@ Two configurations (``method``):
   (``target_feedback``), the targets-per-fetch score and the yield hubs (``target_score: rate``,
   ``yield``), the target family's kind markers (``kind_markers: all``), re-clustering a
   one-template site by its links (``link_context: flat``), small clusters absorbed
-  (``min_cluster_share``), kinds joined by a repeated folder name (``kind_folder_join``); kinds joined by their section (``kind_section_join``) raised the
-  validation mean but lowered two validation sites, and so did the crawl's clusters read with
-  their levels away (``state_levels: collapsed``, round 11: GnuCash's crawls above BFS, two
-  validation sites' target harvest lower), and so did a target crawl that seeks every cluster
+  (``min_cluster_share``), kinds joined by a repeated folder name (``kind_folder_join``);
+  kinds joined by their section (``kind_section_join``) raised the validation mean but lowered
+  two validation sites, and so did the crawl's clusters read with their levels away
+  (``state_levels: collapsed``, round 11: GnuCash's crawls above BFS, two validation sites'
+  target harvest lower), and so did a target crawl that seeks every cluster
   of the example's kind (``target_unit: kind``, round 13: GnuCash's and Boost's target crawls
   above BFS), and so did kinds of different sections joined by their wrapper-blind cosine
   (``kind_cross_join``, round 14: Pike's and Free Pascal's micro-F up, cmake's down 0.258),
@@ -114,9 +115,9 @@ Two configurations (``method``):
   (``marker_cut: shapes_recurring_members``, round 20: the LCL's micro-F 0.454 -> 0.605 and,
   with ``ucc_recurring: hub``, both its crawls within 0.02 of BFS) raised the validation
   harvest mean (Free Pascal's) but lowered the micro-F mean (SciPy's clusters cut, as with
-  ``shapes_members``). Smooth idf for the crawl's clusters too (``idf: smooth``) raised the validation micro-F (0.732 -> 0.810) but lowered three
-  validation sites' target harvest: an option; ``kinds: smooth_idf`` keeps its kinds and the
-  plain clusters' crawl. The earlier guard
+  ``shapes_members``). Smooth idf for the crawl's clusters too (``idf: smooth``) raised the
+  validation micro-F (0.732 -> 0.810) but lowered three validation sites' target harvest: an
+  option; ``kinds: smooth_idf`` keeps its kinds and the plain clusters' crawl. The earlier guard
   (histogram eps, re-chosen only when the site collapses or shatters) stays as
   ``eps_rule: guarded``; HDBSCAN as ``clusterer: hdbscan``.
 """
