@@ -75,6 +75,10 @@ CANDIDATES = {
         "method": "default", "unmarked_names": "cut"},
     "default, a marked cluster keeps its unmarked names (unmarked_names keep, until round 22)": {
         "method": "default", "unmarked_names": "keep"},
+    "default, pages every section holds a part apart (section_copies apart)": {
+        "method": "default", "section_copies": "apart"},
+    "default, pages every section holds cut by section (section_copies cut, until round 23)": {
+        "method": "default", "section_copies": "cut"},
     "default, kinds a repeated folder name names joined (kind_folder_join true)": {
         "method": "default", "kind_folder_join": True},
     "default, BFS guard with the tolerance as slack (crawl_guard_slack 0.02)": {"method": "default",

@@ -20,6 +20,8 @@ WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu 
 
 
 def _pages(section: str, n: int, start: int = 0) -> list[str]:
+    """``n`` pages named from ``start`` on: two sections whose names coincide are one series over
+    them (``section_copies: apart`` keeps such a cluster whole), so kinds take other starts."""
     return [f"{BASE}/{section}/{WORDS[(start + i) % 24]}{(start + i) // 24 or ''}.html" for i in range(n)]
 
 
@@ -114,7 +116,7 @@ def _listing(i: int) -> dict[str, int]:
 
 
 def test_fit_cuts_predict_places_by_section_and_navigation_stays_structural():
-    urls = _pages("library", 12) + _pages("tutorial", 8) + _pages("_modules", 8)
+    urls = _pages("library", 12) + _pages("tutorial", 8, 24) + _pages("_modules", 8)
     bags = [_prose(i) for i in range(20)] + [_listing(i) for i in range(8)]
     # every prose page links two listings and the next prose page; listings link back to prose
     links = [[("/html/body/div[body]/a[ref]", urls[20 + i % 8]), ("/html/body/div[body]/a[ref]", urls[20 + (i + 1) % 8]),
@@ -154,7 +156,7 @@ def test_fit_cuts_predict_places_by_section_and_navigation_stays_structural():
 def test_cross_validated_precision_places_held_out_pages_by_section():
     from crawlplan.source.evaluate import cv_precision
 
-    urls = _pages("library", 16) + _pages("tutorial", 12) + _pages("_modules", 12)
+    urls = _pages("library", 16) + _pages("tutorial", 12, 24) + _pages("_modules", 12)
     bags = [_prose(i) for i in range(28)] + [_listing(i) for i in range(12)]
     types = ["library"] * 16 + ["tutorial"] * 12 + ["listing"] * 12
     with_urls = cv_precision(sitemap_learner, bags, types, urls=urls)
@@ -166,7 +168,7 @@ def test_cross_validated_precision_places_held_out_pages_by_section():
 def test_the_crawl_navigates_by_structural_cluster():
     """A page of a section part is crawled as its structural cluster: the simulator's clusters
     are the navigation table's."""
-    urls = _pages("library", 12) + _pages("tutorial", 8)
+    urls = _pages("library", 12) + _pages("tutorial", 8, 24)
     bags = [_prose(i) for i in range(20)]
     links = [[("/html/body/div[body]/a", u) for u in urls[1:]]] + [[] for _ in urls[1:]]
     learner = sitemap_learner().fit(bags, urls=urls, links=links)
@@ -208,7 +210,7 @@ def test_sitemap_rows_carry_the_parts_and_their_structural_cluster():
     with the part and its structural cluster."""
     from crawlplan.source.sitemaps import site_tables
 
-    urls = _pages("library", 12) + _pages("tutorial", 8)
+    urls = _pages("library", 12) + _pages("tutorial", 8, 24)
     bags = [_prose(i) for i in range(20)]
     links = [[("/html/body/div[body]/a", u) for u in urls[1:]]] + [[("/html/body/div[nav]/a", urls[0])] for _ in urls[1:]]
     pages = {u: PageFeatures(url=u, xpaths=bag, links=link) for u, bag, link in zip(urls, bags, links)}

@@ -26,15 +26,17 @@ from crawlplan.source.link_context import absorb_small_clusters, flat_site_label
 from crawlplan.source.name_cuts import MEMBER_CUTS, cut_by_marker, is_recurring, name_part_of
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
+    COPY_KEY,
     cut_by_folder,
     folder_root,
     merge_by_url_kind,
+    path_in_section,
     prefix_counts,
     top_folder,
     url_kind_clusters,
 )
 
-FORMAT = "crawlplan.sitemap/13"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels, target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut; 12: ucc_recurring; 13: unmarked_names
+FORMAT = "crawlplan.sitemap/14"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels, target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut; 12: ucc_recurring; 13: unmarked_names; 14: section_copies
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -135,7 +137,8 @@ class SitemapLearner(LearnerParams):
             labels, self.folder_cuts_ = cut_by_folder(labels, urls, self.min_pts, root=self.folder_root_,
                                                       markers=self.markers_in_clusters_,
                                                       unmarked_sections=self.folder_cut_ == "unmarked_sections",
-                                                      namespaces=self.namespace_test_)
+                                                      namespaces=self.namespace_test_,
+                                                      copies_apart=self.section_copies_ == "apart")
         self.marker_cuts_ = {}
         by = self.marker_cut_
         if urls is not None and (by.startswith("shapes") or by == "markers" and self.markers_in_clusters_):
@@ -369,7 +372,10 @@ class SitemapLearner(LearnerParams):
         ``label`` itself for a cluster not cut, a section the sample never cut, or no URL."""
         cuts = getattr(self, "folder_cuts_", None) or {}   # a learner put together by hand has none
         if url and label in cuts:
-            return int(cuts[label].get(top_folder(url, self.folder_root_), label))
+            parts = cuts[label]
+            inner = path_in_section(url, self.folder_root_) if self.section_copies_ == "apart" else None
+            copy = parts.get(COPY_KEY + inner) if inner is not None else None
+            return int(copy if copy is not None else parts.get(top_folder(url, self.folder_root_), label))
         return int(label)
 
     def name_part(self, label: int, url: str | None) -> int:
