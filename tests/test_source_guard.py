@@ -144,8 +144,9 @@ KNOWN_BELOW_BFS: dict[str, str] = {
     "lazarus-ccr.sourceforge.io": "Free Pascal's shape on a design site (round 16, added for it): one structural "
                                   "cluster holds the identifiers, their members and the unit indexes, so the "
                                   "crawler's own hit rate is 1.000 where the labels give 0.312; target -0.022 at "
-                                  "677 pages, UCC recall -0.038 at 375 (the options marker_cut: shapes_members "
-                                  "and ucc_recurring: hub keep its target and UCC crawls level, below, and "
+                                  "677 pages (UCC recall -0.038 at 375 until round 23's section_copies: apart "
+                                  "held it level; the options marker_cut: shapes_members and ucc_recurring: hub "
+                                  "keep its target and UCC crawls level, below, and "
                                   "marker_cut: shapes_recurring_members with ucc_recurring: hub both)",
     "macaulay2.com": "the target crawl trails BFS by 0.024 at 42 pages, then passes it: 0.359 vs BFS's 0.357 at "
                      "the full budget (a validation site, round 17: nothing was designed on it)",
