@@ -292,7 +292,7 @@ def folder_split(only: set[str] | None) -> list[dict]:
     """The cut by section, measured three ways on each site's sample: the default's clustering
     without it (``folder_cut`` off), a plain cut of every cluster wherever two top folders each
     hold at least minPts of its pages (smaller groups stay with the largest folder), and the
-    default's guarded cut (:func:`url_kinds.cut_by_folder`: no cut where the file names mark
+    default's guarded cut (:func:`folder_cuts.cut_by_folder`: no cut where the file names mark
     the kind or the sections are namespaces); and the silhouette of the folder partition inside
     the clusters the plain cut cuts — whether the structure itself tells the folders apart. The
     labels of most sites are folders, so a cut is scored against what it was cut by: the
@@ -301,9 +301,9 @@ def folder_split(only: set[str] | None) -> list[dict]:
 
     from crawlplan.source.evaluate import clustering_scores
     from crawlplan.source.experiment import SitemapSettings, feature_mode, train_site
+    from crawlplan.source.folder_cuts import cut_by_folder
     from crawlplan.source.learner import SitemapLearner
     from crawlplan.source.mirror import build_mirror
-    from crawlplan.source.url_kinds import cut_by_folder
 
     warnings.filterwarnings("ignore")
     params, raw, specs = labelled_sites(only)

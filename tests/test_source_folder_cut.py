@@ -10,9 +10,10 @@ from settings_support import sitemap_learner, sitemap_settings
 
 from crawlplan.source.crawl import CrawlSimulator
 from crawlplan.source.features import PageFeatures
+from crawlplan.source.folder_cuts import cut_by_folder
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.mirror import Mirror
-from crawlplan.source.url_kinds import cut_by_folder, folder_root, top_folder
+from crawlplan.source.url_kinds import folder_root, top_folder
 
 BASE = "https://docs.example.org/3.11"
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from settings_support import sitemap_learner
 
+from crawlplan.source.folder_cuts import COPY_KEY, cut_by_folder, path_in_section, section_copies
 from crawlplan.source.learner import SitemapLearner
-from crawlplan.source.url_kinds import COPY_KEY, cut_by_folder, path_in_section, section_copies
 
 BASE = "https://docs.example.org/lcl"
 UNITS = ("controls", "forms", "graphics", "menus", "dialogs", "grids")

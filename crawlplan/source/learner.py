@@ -21,16 +21,14 @@ from scipy import sparse
 from crawlplan.source import navigation as nav
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import extract
+from crawlplan.source.folder_cuts import COPY_KEY, cut_by_folder, path_in_section
 from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, cluster_kinds, fit_kinds, joined, levels_collapsed
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
 from crawlplan.source.name_cuts import MEMBER_CUTS, cut_by_marker, is_recurring, name_part_of
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
-    COPY_KEY,
-    cut_by_folder,
     folder_root,
     merge_by_url_kind,
-    path_in_section,
     prefix_counts,
     top_folder,
     url_kind_clusters,

@@ -54,7 +54,7 @@ Two configurations (``method``):
     ``index-2.html`` ... into every unit folder of the LCL, Sphinx an ``index.html`` into every
     section of Python's docs, Haddock ``doc-index-A.html`` ... into every package; designed on
     the LCL, it raised Free Pascal's micro-F on validation 0.478 -> 0.583 and lowered none by
-    0.02 (:func:`url_kinds.section_copies`, :func:`url_kinds.is_series`).
+    0.02 (:func:`folder_cuts.section_copies`, :func:`folder_cuts.is_series`).
   * a cluster that mostly carries one leading kind marker is cut from its pages without it where
     their names are their own (``unmarked_names: cut``, round 22): git's man-page template
     renders its ``git-*`` commands and its concept pages (``gitglossary``, ``gitignore``); names
@@ -371,7 +371,7 @@ class LearnerParams:
         folder, a Sphinx section's ``index.html``): ``cut``, section by section with the others
         (issue 19's rule; the paper's preset, where ``folder_cut`` is off); ``apart`` (the default
         since issue 30's round 23), one part of their own, the others cut as before, and a cluster
-        that is one series over its sections not cut (:func:`url_kinds.section_copies`)."""
+        that is one series over its sections not cut (:func:`folder_cuts.section_copies`)."""
         if self.section_copies is not None:
             return self.section_copies
         # apart passed the rule in issue 30's round 23 (Free Pascal's micro-F 0.478 -> 0.583)
