@@ -18,6 +18,7 @@ from crawlplan.source.url_kinds import (
     folder_root,
     namespace_parts,
     pages_by_key,
+    recurring_names,
     top_folder,
     url_kinds,
 )
@@ -131,17 +132,8 @@ def is_series(members, sections: list, inner: list) -> bool:
     (``MOSTLY``) of its pages at a path below the section (``inner``) that another section holds
     too (Haddock's ``doc-index-A.html`` ... in every package, fpdoc's ``index-2.html`` ... in every
     unit). Its sections are copies of one layout, not kinds: :func:`cut_by_folder` keeps it whole."""
-    held = _sections_holding(members, sections, inner)
-    return sum(len(held.get(inner[i], ())) >= 2 for i in members) >= MOSTLY * len(members)
-
-
-def _sections_holding(members, sections: list, inner: list) -> dict[str, set]:
-    """{path below the section: the sections of the cluster's ``members`` that hold it}."""
-    held: dict[str, set] = {}
-    for i in members:
-        if inner[i] is not None:
-            held.setdefault(inner[i], set()).add(sections[i])
-    return held
+    _, _, alone, _ = recurring_names([inner[i] for i in members], [sections[i] for i in members], 2)
+    return len(members) - alone >= MOSTLY * len(members)
 
 
 def section_copies(members, sections: list, inner: list | None, min_pts: int) -> set[str]:
@@ -155,13 +147,8 @@ def section_copies(members, sections: list, inner: list | None, min_pts: int) ->
     cluster shows none."""
     if inner is None:
         return set()
-    named = Counter(inner[i] for i in members if inner[i] is not None)
-    paths = {p for p, where in _sections_holding(members, sections, inner).items() if len(where) >= min_pts}
-    rest = [i for i in members if inner[i] not in paths]
-    if not paths or not rest:
-        return set()
-    unique = sum(inner[i] is not None and named[inner[i]] == 1 for i in rest)
-    return paths if unique >= MOSTLY * len(rest) else set()
+    paths, _, rest, unique = recurring_names([inner[i] for i in members], [sections[i] for i in members], min_pts)
+    return paths if paths and rest and unique >= MOSTLY * rest else set()
 
 
 def path_in_section(url: str, root: str) -> str | None:

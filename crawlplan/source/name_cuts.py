@@ -25,6 +25,7 @@ from crawlplan.source.url_kinds import (
     name_prefix,
     namespace_parts,
     pages_by_key,
+    recurring_names,
     url_kinds,
 )
 
@@ -137,19 +138,13 @@ def _recurring_names(labels: np.ndarray, urls: Sequence[str], min_pts: int) -> d
     out: dict[int, set[str]] = {}
     for label in set(labels.tolist()) - {-1}:
         members = np.flatnonzero(labels == label)
-        stems = [file_stem(urls[i]) for i in members]
-        folders_of: dict[str, set[str]] = {}
-        for i, stem in zip(members, stems):
-            folders_of.setdefault(stem, set()).add(urls[i].rpartition("/")[0])
-        recurring = {stem for stem, folders in folders_of.items() if len(folders) >= min_pts}
+        recurring, folders_of, rest, unique = recurring_names(
+            [file_stem(urls[i]) for i in members], [urls[i].rpartition("/")[0] for i in members], min_pts)
         if not recurring:
             continue
         covered = set().union(*(folders_of[stem] for stem in recurring))
         folders = set().union(*folders_of.values())
-        named = Counter(stems)
-        rest = [stem for stem in stems if stem not in recurring]
-        unique = sum(named[stem] == 1 for stem in rest)
-        if 2 * len(covered) >= len(folders) and unique >= min_pts and unique >= MOSTLY * len(rest):
+        if 2 * len(covered) >= len(folders) and unique >= min_pts and unique >= MOSTLY * rest:
             out[label] = recurring
     return out
 

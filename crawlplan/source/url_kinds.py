@@ -89,6 +89,23 @@ def file_stem(url: str) -> str:
     return name.rsplit(".", 1)[0]
 
 
+def recurring_names(names: Sequence[str | None], places: Sequence, min_pts: int) -> tuple[set[str], dict, int, int]:
+    """Of one cluster's pages, by their ``names`` (None: no name) and the ``places`` they lie in:
+    the names that at least ``min_pts`` places each hold, ``{name: its places}``, how many pages
+    bear no such name, and how many of those are named as no other page is. Hubs a generator
+    writes under one name into every folder stand out against pages named after what they
+    document (the cut by file name reads names in folders, the cut by section paths in
+    sections)."""
+    where: dict = {}
+    for name, place in zip(names, places):
+        if name is not None:
+            where.setdefault(name, set()).add(place)
+    recurring = {name for name, held in where.items() if len(held) >= min_pts}
+    named = Counter(name for name in names if name is not None)
+    rest = [name for name in names if name not in recurring]
+    return recurring, where, len(rest), sum(name is not None and named[name] == 1 for name in rest)
+
+
 def url_family_counts(urls) -> dict[str, dict[str, int]]:
     """{URL family: {file-name prefix: pages}} of a sample: what a crawler needs to decide, for an
     example page, whether its folder and its file-name prefix single out a kind of page."""
