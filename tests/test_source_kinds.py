@@ -143,6 +143,12 @@ def test_the_learner_joins_kinds_by_folder_name_only_when_asked():
     assert (again.predict_kind(bags[:3] + bags[-3:], urls=urls[:3] + urls[-3:]) == on.kind_labels_[0]).all()
     with pytest.raises(ValueError, match="kind_folder_join must be true or false"):
         sitemap_learner(kind_folder_join="yes").validate()
+    # the UCC crawl's units stay the structure's kinds: a join by URL name is the page's type,
+    # and Info and Dsim read how pages are built (issue 30, round 24)
+    assert on.structure_joins_ == off.kind_joins_ and on.kind_joins_ != on.structure_joins_
+    assert len(set(on.cluster_kinds().values())) == 1 and len(set(on.cluster_kinds(by_structure=True).values())) == 2
+    assert on.ucc_states().unit_of == off.ucc_states().unit_of
+    assert again.structure_joins_ == on.structure_joins_ and again.ucc_states().unit_of == on.ucc_states().unit_of
 
 
 def test_kinds_of_one_kind_section_join_and_namespaces_do_not():

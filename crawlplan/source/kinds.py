@@ -232,7 +232,9 @@ def joined(kinds, joins: Mapping[int, int] | None) -> np.ndarray:
 
 
 def fit_kinds(learner, X, bags, urls, links, resolve):
-    """A fitted learner's kinds: (the kind model or None, the sample's kinds, the joins).
+    """A fitted learner's kinds: (the kind model or None, the sample's kinds, the joins, the
+    structure's joins: the wrapper joins alone, without the joins by URL name, which a UCC
+    crawl's units read — :meth:`SitemapLearner.ucc_states`).
 
     ``kinds: smooth_idf``: the same learner fitted on the same sample with smooth idf is the kind
     model (its clusters are the kinds; the learner's own clusters stay the crawl's states),
@@ -255,12 +257,13 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
         sections = marker_sections(sections, kinds, urls, (model or learner).marker_cuts_, learner.marker_cut_)
     if learner.kind_join_ > 0 or learner.kind_cross_join_ > 0:
         joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_, learner.kind_cross_join_)
+    structure_joins = dict(joins)
     if learner.kind_folder_join_ and urls is not None:
         joins = _then(kinds, joins, join_by_folder_name(joined(kinds, joins).tolist(), urls))
     if learner.kind_section_join_ and urls is not None:
         kind_sections = section_kinds((model or learner).folder_cuts_)
         joins = _then(kinds, joins, join_by_section(joined(kinds, joins).tolist(), sections, kind_sections))
-    return model, joined(kinds, joins), joins
+    return model, joined(kinds, joins), joins, structure_joins
 
 
 # what a crawl takes a structural cluster for (``target_unit``, ``ucc_unit``): itself, or its kind

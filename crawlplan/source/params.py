@@ -102,7 +102,9 @@ Two configurations (``method``):
   (``target_feedback``), the targets-per-fetch score and the yield hubs (``target_score: rate``,
   ``yield``), the target family's kind markers (``kind_markers: all``), re-clustering a
   one-template site by its links (``link_context: flat``), small clusters absorbed
-  (``min_cluster_share``), kinds joined by a repeated folder name (``kind_folder_join``);
+  (``min_cluster_share``), kinds joined by a repeated folder name (``kind_folder_join``; round
+  24 scored it again, its UCC crawl now reading the structure's kinds: junit's and commons'
+  micro-F up, Macaulay2's down 0.017, the validation mean down 0.0007);
   kinds joined by their section (``kind_section_join``) raised the validation mean but lowered
   two validation sites, and so did the crawl's clusters read with their levels away
   (``state_levels: collapsed``, round 11: GnuCash's crawls above BFS, two validation sites'
@@ -326,8 +328,9 @@ class LearnerParams:
     def ucc_unit_(self) -> str:
         """What a UCC crawl values a page's cluster by (``SitemapLearner.ucc_states``):
         ``cluster``, the structural cluster's own Info, Dsim and Balance (the paper); ``kind``
-        (the default since issue 30's round 13), its kind's, the clusters of one kind
-        (``kind_labels_``) taken as one unit."""
+        (the default since issue 30's round 13), its kind's, the clusters of one kind taken as
+        one unit — the kinds as the structure joins them (``structure_joins_``), not the joins
+        by URL name (``kind_folder_join``, ``kind_section_join``; since round 24)."""
         if self.ucc_unit is not None:
             return self.ucc_unit
         # kind passed issue 30's rule in round 13 (Free Pascal's UCC valid ratio 0.736 -> 0.920)
@@ -482,7 +485,8 @@ class LearnerParams:
     @property
     def kind_folder_join_(self) -> bool:
         """Kinds mostly in folders of one name found under several parents (javadoc's
-        ``class-use/``) are one kind (:func:`kinds.join_by_folder_name`); an option."""
+        ``class-use/``) are one kind (:func:`kinds.join_by_folder_name`); an option. The kinds a
+        sitemap reports, not a UCC crawl's units (``ucc_unit``)."""
         return False if self.kind_folder_join is None else self.kind_folder_join
 
     @property
