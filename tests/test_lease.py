@@ -150,6 +150,27 @@ def test_the_heartbeat_refreshes_and_a_lost_lease_stops_the_run(spark, tmp_path)
     assert json.loads((out / LEASE_FILE).read_text())["run_id"] == "usurper"   # not ours to delete
 
 
+def test_a_heartbeat_leaves_a_lease_file_it_cannot_read_to_its_writer(tmp_path):
+    """A taker's ``create_new`` makes the lease file, then writes it: a beat that read the file
+    in between took it for its own and buried the taker's lease (the heartbeat test above
+    failed so once, 2026-12-07). One beat at a time, no thread timing: the interval is an hour."""
+    out = tmp_path / "out"
+    lease = OutputLease(None, str(out), LeaseSettings(heartbeat_s=3600, stale_after_s=60)).acquire()
+    path = out / LEASE_FILE
+    try:
+        for unreadable in ("", '{"run_id": "tak'):           # created, not yet (fully) written
+            path.write_text(unreadable)
+            assert lease._beat_once() and path.read_text() == unreadable and lease.lost is None
+        path.unlink()                                        # gone: created again, atomically
+        assert lease._beat_once() and json.loads(path.read_text())["run_id"] == lease.run_id
+        _write_lease(out, run_id="usurper")
+        assert not lease._beat_once() and "usurper" in lease.lost
+        assert json.loads(path.read_text())["run_id"] == "usurper"
+    finally:
+        lease.release()
+    assert json.loads(path.read_text())["run_id"] == "usurper"   # not ours to delete
+
+
 @pytest.mark.spark
 def test_an_output_that_is_a_file_fails_before_any_node(spark, one_node, tmp_path):
     target = tmp_path / "plain-file"

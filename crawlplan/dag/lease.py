@@ -151,17 +151,30 @@ class OutputLease:
             return None      # half-written by a taker right now: look again
 
     def _beat(self) -> None:
+        """Rewrite the heartbeat while the lease is this run's. A lease file that cannot be read
+        is being written by a taker right now (``create_new`` creates the file, then writes it):
+        rewriting it then would bury the taker's lease, so the beat waits for the next one. A
+        lease file that is gone is created again, atomically, so that a taker's create wins."""
         while not self._stop.wait(self.settings.heartbeat_s):
-            holder = self._read()
-            if holder is not None and holder.get("run_id") != self.run_id:
-                self.lost = (f"run {holder.get('run_id')} (host {holder.get('host')}, pid {holder.get('pid')}) "
-                             f"took over the lease of {self.out_dir}")
-                log.error("%s; this run stops before its next node", self.lost)
+            if not self._beat_once():
                 return
-            try:
+
+    def _beat_once(self) -> bool:
+        """One heartbeat (:meth:`_beat`); False when another run holds the lease now."""
+        holder = self._read()
+        if holder is not None and holder.get("run_id") != self.run_id:
+            self.lost = (f"run {holder.get('run_id')} (host {holder.get('host')}, pid {holder.get('pid')}) "
+                         f"took over the lease of {self.out_dir}")
+            log.error("%s; this run stops before its next node", self.lost)
+            return False
+        try:
+            if holder is not None:
                 storage.replace_text(self.spark, self.path, json.dumps(self._record()))
-            except Exception as exc:   # a heartbeat missed is not fatal; stale_after_s allows several
-                log.warning("output folder %s: heartbeat not written: %s", self.out_dir, exc)
+            elif not storage.exists(self.spark, self.path):
+                storage.create_new(self.spark, self.path, json.dumps(self._record()))
+        except Exception as exc:   # a heartbeat missed is not fatal; stale_after_s allows several
+            log.warning("output folder %s: heartbeat not written: %s", self.out_dir, exc)
+        return True
 
     def check(self) -> None:
         """Between nodes: stop if another run took the lease over (this one stalled too long)."""
