@@ -170,7 +170,7 @@ class OutputLease:
         try:
             if holder is not None:
                 storage.replace_text(self.spark, self.path, json.dumps(self._record()))
-            elif not storage.exists(self.spark, self.path):
+            else:   # create_new leaves a file that exists, unreadable as it is, to its writer
                 storage.create_new(self.spark, self.path, json.dumps(self._record()))
         except Exception as exc:   # a heartbeat missed is not fatal; stale_after_s allows several
             log.warning("output folder %s: heartbeat not written: %s", self.out_dir, exc)
