@@ -179,6 +179,10 @@ class SitemapLearner(LearnerParams):
     def _joined(self, kinds) -> np.ndarray:
         return joined(kinds, getattr(self, "kind_joins_", None))
 
+    def _unjoined_kinds(self) -> np.ndarray:
+        """The sample's kinds before any join: the kind model's clusters, or its own without one."""
+        return self.labels_ if self.kind_model_ is None else self.kind_model_.labels_
+
     def _cluster(self, Xv) -> np.ndarray:
         n = Xv.shape[0]
         self.eps_source_ = "none"
@@ -308,8 +312,7 @@ class SitemapLearner(LearnerParams):
         ``kind_section_join``) left out."""
         kinds = self.kind_labels_
         if by_structure and hasattr(self, "structure_joins_"):   # a learner put together by hand: its kinds as given
-            model = self.kind_model_
-            kinds = joined(self.labels_ if model is None else model.labels_, self.structure_joins_)
+            kinds = joined(self._unjoined_kinds(), self.structure_joins_)
         kinds = cluster_kinds(self.structural(self.labels_), kinds)
         return {c: k for c, k in kinds.items() if c != -1 and k != -1}
 
@@ -477,7 +480,7 @@ class SitemapLearner(LearnerParams):
         self.kind_model_ = None if data["kind_model"] is None else cls.from_json(data["kind_model"])
         self.kind_joins_ = {int(k): int(j) for k, j in data["kind_joins"].items()}
         self.structure_joins_ = {int(k): int(j) for k, j in data["structure_joins"].items()}
-        self.kind_labels_ = self._joined(self.labels_ if self.kind_model_ is None else self.kind_model_.labels_)
+        self.kind_labels_ = self._joined(self._unjoined_kinds())
         if "navigation" in data:
             self.navigation_ = nav.navigation_from_rows(data["navigation"])
             self.adjacency_ = nav.adjacency(self.navigation_, self.clusters_)
