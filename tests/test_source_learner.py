@@ -89,7 +89,9 @@ def test_json_round_trip_without_pickle():
     assert back.url_families_ == learner.url_families_
     assert sum(sum(kinds.values()) for kinds in back.url_families_.values()) == len(urls)
     assert back.get_params() == learner.get_params()
-    with pytest.raises(ValueError):
+    assert json.loads(back.to_json()) == json.loads(text)      # nothing lost or retyped on the way back
+    assert back.kind_model_ is not None and (back.predict_kind(feats) == learner.predict_kind(feats)).all()
+    with pytest.raises(ValueError, match="learn it again"):
         SitemapLearner.from_json('{"format": "other"}')
 
 

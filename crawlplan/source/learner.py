@@ -2,8 +2,9 @@
 
 ``SitemapLearner`` follows scikit-learn's estimator conventions: its constructor argument (a
 :class:`LearnerSettings`, built from conf ``source.sitemaps`` by ``from_params``) holds the
-parameters, ``fit`` learns, learned state ends in ``_``. It serialises to plain JSON (no pickle)
-so a crawler in another process or language can load the sitemap and classify pages. The
+parameters, ``fit`` learns, learned state ends in ``_``. It serialises to plain JSON (no pickle:
+:mod:`crawlplan.source.sitemap_format`) so a crawler in another process or language can load the
+sitemap and classify pages. The
 parameters, the two methods (``paper``, ``default``) and why the default differs are in
 :mod:`crawlplan.source.params`.
 """
@@ -19,6 +20,7 @@ import numpy as np
 from scipy import sparse
 
 from crawlplan.source import navigation as nav
+from crawlplan.source import sitemap_format
 from crawlplan.source.eps import MIN_EPS, eps_by_silhouette, eps_from_histogram, kdist
 from crawlplan.source.features import extract
 from crawlplan.source.folder_cuts import COPY_KEY, cut_by_folder, path_in_section
@@ -33,8 +35,6 @@ from crawlplan.source.url_kinds import (
     top_folder,
     url_kind_clusters,
 )
-
-FORMAT = "crawlplan.sitemap/15"   # 2: sample yields; 3: cuts by section; 4: crawl_guard, kind_markers; 5: idf; 6: kinds, kind_joins; 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels, target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut; 12: ucc_recurring; 13: unmarked_names; 14: section_copies; 15: structure_joins
 
 
 def idf_weights(df: Sequence[int], n: int, mode: str) -> np.ndarray:
@@ -414,37 +414,9 @@ class SitemapLearner(LearnerParams):
     def fit_predict(self, X, y=None, **kw) -> np.ndarray:
         return self.fit(X, **kw).labels_
 
-    # -- serialisation ----------------------------------------------------------------------
+    # -- serialisation (the JSON form: :mod:`crawlplan.source.sitemap_format`) -------------------
     def to_dict(self) -> dict:
-        V = self.train_vectors_
-        out = {
-            "format": FORMAT, "params": dataclasses.asdict(self.settings), "vocabulary": self.vocabulary_,
-            "idf": self.idf_.tolist(), "labels": self.labels_.tolist(),
-            "train": {"data": V.data.tolist(), "indices": V.indices.tolist(), "indptr": V.indptr.tolist()},
-            "eps": None if math.isnan(self.eps_) else self.eps_, "eps_source": self.eps_source_,
-            "cluster_sizes": {str(k): v for k, v in self.cluster_sizes_.items()},
-            "dsim": {str(k): v for k, v in self.dsim_.items()},
-            "kind_model": None if self.kind_model_ is None else self.kind_model_.to_dict(),
-            "kind_joins": {str(k): j for k, j in self.kind_joins_.items()},
-            "structure_joins": {str(k): j for k, j in self.structure_joins_.items()},
-        }
-        if hasattr(self, "navigation_"):
-            out["navigation"] = nav.navigation_to_rows(self.navigation_)
-            out["hubs"] = {str(k): v for k, v in self.hubs_.items()}
-            out["authorities"] = {str(k): v for k, v in self.authorities_.items()}
-            out["cluster_yield"] = {str(i): {str(j): v for j, v in row.items()}
-                                    for i, row in self.cluster_yield_.items()}
-            out["kind_yield"] = {str(i): fams for i, fams in self.kind_yield_.items()}
-        out["folder_cuts"] = {"root": self.folder_root_,
-                              "cuts": {str(c): parts for c, parts in self.folder_cuts_.items()}}
-        out["marker_cuts"] = {str(c): parts for c, parts in self.marker_cuts_.items()}
-        if hasattr(self, "url_families_"):
-            out["url_families"] = self.url_families_
-        if hasattr(self, "url_kind_clusters_"):
-            out["url_kind_clusters"] = {family: {prefix: {str(c): n for c, n in by_cluster.items()}
-                                                 for prefix, by_cluster in prefixes.items()}
-                                        for family, prefixes in self.url_kind_clusters_.items()}
-        return out
+        return sitemap_format.to_dict(self)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
@@ -452,50 +424,19 @@ class SitemapLearner(LearnerParams):
     @classmethod
     def from_json(cls, text: str | dict) -> SitemapLearner:
         data = json.loads(text) if isinstance(text, str) else text
-        if data.get("format") != FORMAT:
-            raise ValueError(f"not a crawlplan sitemap of this version (format {data.get('format')!r}, expected "
-                             f"{FORMAT}): learn it again with `crawlplan sitemap`")
+        sitemap_format.check_format(data)
         self = cls(LearnerSettings.from_params(data["params"]))
-        self.vocabulary_ = list(data["vocabulary"])
+        for name, value in sitemap_format.stored_state(data).items():
+            setattr(self, name, value)
         self._index = {p: i for i, p in enumerate(self.vocabulary_)}
         self.n_features_ = len(self.vocabulary_)
-        self.idf_ = np.asarray(data["idf"], dtype=float)
-        self.labels_ = np.asarray(data["labels"], dtype=int)
-        t = data["train"]
-        self.train_vectors_ = sparse.csr_matrix((t["data"], t["indices"], t["indptr"]),
-                                                shape=(len(self.labels_), self.n_features_))
-        self.eps_ = float("nan") if data["eps"] is None else float(data["eps"])
-        self.eps_source_ = data.get("eps_source", "given")
-        cuts = data["folder_cuts"]
-        self.folder_root_ = str(cuts["root"])
-        self.folder_cuts_ = {int(c): {section: int(part) for section, part in parts.items()}
-                             for c, parts in cuts["cuts"].items()}
-        self.marker_cuts_ = {int(c): {marker: int(part) for marker, part in parts.items()}
-                             for c, parts in data["marker_cuts"].items()}
         self.clusters_ = sorted(int(c) for c in set(self.structural(self.labels_).tolist()))
         self.n_clusters_ = int(self.labels_.max() + 1) if len(self.labels_) else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1)) if len(self.labels_) else 0.0
-        self.cluster_sizes_ = {int(k): v for k, v in data["cluster_sizes"].items()}
-        self.dsim_ = {int(k): v for k, v in data["dsim"].items()}
         self.kind_model_ = None if data["kind_model"] is None else cls.from_json(data["kind_model"])
-        self.kind_joins_ = {int(k): int(j) for k, j in data["kind_joins"].items()}
-        self.structure_joins_ = {int(k): int(j) for k, j in data["structure_joins"].items()}
         self.kind_labels_ = self._joined(self._unjoined_kinds())
-        if "navigation" in data:
-            self.navigation_ = nav.navigation_from_rows(data["navigation"])
+        if hasattr(self, "navigation_"):
             self.adjacency_ = nav.adjacency(self.navigation_, self.clusters_)
-            self.hubs_ = {int(k): v for k, v in data["hubs"].items()}
-            self.authorities_ = {int(k): v for k, v in data["authorities"].items()}
             self.nav_entropy_ = nav.mean_row_entropy(self.navigation_)
-            self.cluster_yield_ = {int(i): {int(j): float(v) for j, v in row.items()}
-                                   for i, row in data["cluster_yield"].items()}
-            self.kind_yield_ = {int(i): fams for i, fams in data["kind_yield"].items()}
-        if "url_families" in data:
-            self.url_families_ = {family: {prefix: int(n) for prefix, n in prefixes.items()}
-                                  for family, prefixes in data["url_families"].items()}
-        if "url_kind_clusters" in data:
-            self.url_kind_clusters_ = {family: {prefix: {int(c): int(n) for c, n in by_cluster.items()}
-                                                for prefix, by_cluster in prefixes.items()}
-                                       for family, prefixes in data["url_kind_clusters"].items()}
         self._fit_knn()
         return self
