@@ -34,7 +34,7 @@ BENCH = REPO / "bench"
 LOGS = BENCH / "results" / "smoke" / "logs"
 # helper modules, not benches: benchlib (shared parts), scale_inputs (bench_scale's input generator,
 # run by its smoke), source_sweep_cache (source_sweep's feature cache; its smoke builds a small one)
-LIBRARIES = ("benchlib.py", "scale_inputs.py", "source_splits.py", "source_sweep_cache.py", "run_all.py")
+LIBRARIES = ("benchlib.py", "scale_inputs.py", "source_candidates.py", "source_splits.py", "source_sweep_cache.py", "run_all.py")
 
 
 def bench_scripts() -> list[str]:
