@@ -57,6 +57,11 @@ CANDIDATES = {
     "default, recurring and member names cut, the UCC crawl takes recurring names for hubs "
     "(marker_cut shapes_recurring_members, ucc_recurring hub)": {
         "method": "default", "marker_cut": "shapes_recurring_members", "ucc_recurring": "hub"},
+    "default, the crawl's clusters cut by recurring names alone (marker_cut shapes_recurring, until round 25)": {
+        "method": "default", "marker_cut": "shapes_recurring"},
+    "default, the crawl's clusters cut by recurring and member names, the kinds by recurring names "
+    "(marker_cut shapes_recurring_members, kind_marker_cut shapes_recurring)": {
+        "method": "default", "marker_cut": "shapes_recurring_members", "kind_marker_cut": "shapes_recurring"},
     "default, kinds read with their levels as written (kind_levels as_written)": {
         "method": "default", "kind_levels": "as_written"},
     "default, crawl states read with their levels collapsed (state_levels collapsed)": {

@@ -105,7 +105,7 @@ def test_fit_cuts_kinds_predict_places_by_marker_and_navigation_stays_structural
     back = SitemapLearner.from_json(learner.to_json())
     assert back.marker_cuts_ == learner.marker_cuts_
     assert back.predict([_module_page(1)] * 3, urls=where).tolist() == [vector, raster, raster]
-    assert sitemap_learner().marker_cut_ == "shapes_recurring"   # method default's since issue 30's round 19
+    assert sitemap_learner().marker_cut_ == "shapes_recurring_members"   # the crawl's, since issue 30's round 25
     off = sitemap_learner(marker_cut="off").fit(bags, urls=urls, links=links)
     assert off.marker_cut_ == "off" and off.marker_cuts_ == {} and off.labels_[0] == off.labels_[12]
     assert sitemap_learner(method="paper").marker_cut_ == "off"
@@ -291,6 +291,42 @@ def test_recurring_names_and_member_names_cut_one_cluster_into_hubs_types_and_me
     assert back.predict([_module_page(0)] * 3, urls=where[:3]).tolist() == [hub, member, ident]
     feedback = TargetFeedback(learner, {}, ident, example=idents[0])
     assert not feedback.other_part(hubs[3]) and feedback.other_part(members[1])
+
+
+def test_the_kinds_take_a_cut_of_their_own_while_the_crawl_reads_the_finer_one():
+    """``kind_marker_cut`` (issue 30, round 25): the kind model cuts by its own mode, so the
+    kinds the sitemap reports keep the LCL's identifiers and members together, as the recurring
+    cut alone does, while the crawl's clusters part them and a target crawl for an identifier
+    counts a member as no hit."""
+    units = [f"https://docs.example.org/lcl/unit{u}" for u in range(5)]
+    hubs = [f"{unit}/index.html" for unit in units]
+    idents = [f"{units[i % 5]}/{NAMES[i]}.html" for i in range(10)]
+    members = [f"{units[i % 5]}/{NAMES[i]}.{m}.html" for i, m in enumerate("align width height top left caption".split())]
+    urls = hubs + idents + members
+    bags = [_module_page(i) for i in range(len(urls))]
+
+    def fitted(**settings):
+        return sitemap_learner(folder_cut="off", **settings).fit(bags, urls=urls, links=[[] for _ in urls])
+
+    both = fitted(marker_cut="shapes_recurring_members", kind_marker_cut="shapes_recurring")
+    assert both.kind_model_.marker_cut_ == "shapes_recurring"
+    hub, ident, member = (int(both.labels_[i]) for i in (0, 5, 15))
+    assert len({hub, ident, member}) == 3                                  # the crawl's parts
+    kinds = both.kind_labels_.tolist()
+    assert kinds[5] == kinds[15] != kinds[0]                               # the kinds: members with identifiers
+    assert kinds == fitted(marker_cut="shapes_recurring").kind_labels_.tolist()
+    one_cut = fitted(marker_cut="shapes_recurring_members").kind_labels_.tolist()   # one setting: both parted
+    assert one_cut[5] != one_cut[15]
+    assert TargetFeedback(both, {}, ident, example=idents[0]).other_part(members[1])
+    back = SitemapLearner.from_json(both.to_json())
+    assert back.predict_kind(bags[:16], urls=urls[:16]).tolist() == kinds[:16]
+    assert back.predict(bags[:16], urls=urls[:16]).tolist() == both.labels_[:16].tolist()
+    # one setting for both where kind_marker_cut is not given; the presets otherwise
+    assert sitemap_learner(marker_cut="markers").kind_marker_cut_ == "markers"
+    assert sitemap_learner().kind_marker_cut_ == "shapes_recurring"
+    assert sitemap_learner(method="paper").kind_marker_cut_ == "off"
+    with pytest.raises(ValueError, match="kind_marker_cut must be one of"):
+        sitemap_learner(kind_marker_cut="member").validate()
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, True])

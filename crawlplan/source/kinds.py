@@ -238,7 +238,8 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
 
     ``kinds: smooth_idf``: the same learner fitted on the same sample with smooth idf is the kind
     model (its clusters are the kinds; the learner's own clusters stay the crawl's states),
-    reading the pages' levels by ``kind_levels`` (its own ``state_levels``);
+    reading the pages' levels by ``kind_levels`` (its own ``state_levels``) and cutting by file
+    name by ``kind_marker_cut`` (its own ``marker_cut``);
     ``clusters``: every cluster is a kind. ``kind_join`` > 0 then joins the wrapper variants of
     one kind, within a section (the sample's sections below the site's root folder),
     ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)
@@ -247,14 +248,15 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     model = None
     if learner.kinds_ == "smooth_idf":
         coarse = dataclasses.replace(learner.settings, idf="smooth", state_levels=learner.kind_levels_,
-                                     **KINDS_ARE_CLUSTERS)
+                                     marker_cut=learner.kind_marker_cut_, **KINDS_ARE_CLUSTERS)
         model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve, navigation=False)
     kinds = learner.labels_ if model is None else model.labels_
     joins: dict[int, int] = {}
     root = folder_root(urls) if urls is not None else "/"
     sections = [top_folder(u, root) for u in urls] if urls is not None else [None] * len(bags)
     if urls is not None and getattr(model or learner, "marker_cuts_", None):
-        sections = marker_sections(sections, kinds, urls, (model or learner).marker_cuts_, learner.marker_cut_)
+        sections = marker_sections(sections, kinds, urls, (model or learner).marker_cuts_,
+                                   (model or learner).marker_cut_)
     if learner.kind_join_ > 0 or learner.kind_cross_join_ > 0:
         joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_, learner.kind_cross_join_)
     structure_joins = dict(joins)

@@ -90,6 +90,13 @@ Two configurations (``method``):
     Racket's micro-F on validation and lowered none). A shape beside unshaped names stays a
     name, and a target crawl counts the recurring hubs with the example's part: round 18's
     first form parted them off and lowered Racket's harvest.
+  * the crawl's clusters are cut by that rule and, where a cluster's two-word dotted names are
+    its member pages, by the number of words too (``marker_cut: shapes_recurring_members``,
+    round 25), while the kinds the sitemap reports keep the recurring cut alone
+    (``kind_marker_cut: shapes_recurring``): a target crawl for an fpdoc identifier no longer
+    counts its members as hits (validation: Free Pascal's harvest 0.274 -> 0.470, no micro-F
+    moves; design: the LCL's 0.312 -> 0.734). In the kinds the member cut lowered SciPy's
+    micro-F (rounds 20 and 24), where a class's methods are the class's page type.
   * a target crawl seeks the example's part of a cluster the cut by file name parted
     (``target_unit: name_part``, round 16): a page or a link whose file name falls in another
     part is no target, so statsmodels' crawl for functions no longer takes the members sharing
@@ -120,11 +127,10 @@ Two configurations (``method``):
   (``target_unit: split_kind``, round 17: GnuCash above BFS) lowered sqlalchemy's harvest.
   A UCC crawl that takes a cluster's recurring names for hubs (``ucc_recurring: hub``, round
   19: the LCL's UCC crawl above BFS) moved no validation mean. The recurring cut that also parts
-  the other names by their number of words where they name members
-  (``marker_cut: shapes_recurring_members``, round 20: the LCL's micro-F 0.454 -> 0.605 and,
-  with ``ucc_recurring: hub``, both its crawls within 0.02 of BFS) raised the validation
-  harvest mean (Free Pascal's) but lowered the micro-F mean (SciPy's clusters cut, as with
-  ``shapes_members``). Smooth idf for the crawl's clusters too (``idf: smooth``) raised the
+  the other names by their number of words where they name members, in the kinds too
+  (``kind_marker_cut: shapes_recurring_members``, round 20's option, scored again in round 24:
+  the LCL's micro-F 0.697 -> 0.836) lowered the validation micro-F mean (SciPy's kinds cut,
+  as with ``shapes_members``). Smooth idf for the crawl's clusters too (``idf: smooth``) raised the
   validation micro-F (0.732 -> 0.810) but lowered three validation sites' target harvest: an
   option; ``kinds: smooth_idf`` keeps its kinds and the plain clusters' crawl. The earlier guard
   (histogram eps, re-chosen only when the site collapses or shatters) stays as
@@ -202,6 +208,7 @@ class LearnerSettings(Settings):
     kind_folder_join: bool | None
     kind_section_join: bool | None
     marker_cut: str | None
+    kind_marker_cut: str | None
     unmarked_names: str | None
     section_copies: str | None
     kind_levels: str | None
@@ -505,14 +512,34 @@ class LearnerParams:
         where two-word names are a cluster's member pages (:func:`name_cuts.member_words`; an
         option since round 17); ``shapes_recurring``: the shapes, and a cluster's names that
         recur from folder to folder against its others (``name_cuts._recurring_names``), method
-        default's since round 19; ``shapes_recurring_members``: both, the others parted by their
-        number of words where they name members (an option since round 20); ``off``: the
-        paper's."""
+        default's from round 19 to 24 and the kinds' since (:attr:`kind_marker_cut_`);
+        ``shapes_recurring_members``: both, the others parted by their number of words where they
+        name members (an option from round 20, the crawl's clusters' default since round 25);
+        ``off``: the paper's."""
         if self.marker_cut is not None:
             return self.marker_cut
         # shapes_recurring passed the rule in round 19 (Racket's micro-F 0.953 -> 1.000, no site
         # lower), once a shape beside unshaped names stayed a name and its target crawl counted
-        # the recurring hubs with its own part (round 18's first form lowered Racket's harvest)
+        # the recurring hubs with its own part (round 18's first form lowered Racket's harvest);
+        # since round 25 the crawl's clusters also part members (Free Pascal's target harvest
+        # 0.274 -> 0.470, the LCL's 0.312 -> 0.734), the kinds not (kind_marker_cut_)
+        return "off" if self.method == "paper" else "shapes_recurring_members"
+
+    @property
+    def kind_marker_cut_(self) -> str:
+        """The cut by file name of the kind model (the kinds the sitemap reports), as
+        :attr:`marker_cut_` is the crawl's clusters': a given ``kind_marker_cut``, else a given
+        ``marker_cut`` (one setting for both), else the method's preset. Apart because a cut
+        can serve a crawl and not the kinds: a target crawl reads the part of its cluster the
+        example's name falls in, so a finer cut narrows what it counts as a hit, while the
+        kinds are scored as page types, where the same cut may part one type. Issue 30's round
+        25: the member cut in the crawl's clusters raised Free Pascal's target harvest (0.274 ->
+        0.470) and moved no validation micro-F, while in the kinds it had lowered SciPy's
+        (0.971 -> 0.960, rounds 20 and 24), so the kinds keep the recurring cut alone."""
+        if self.kind_marker_cut is not None:
+            return self.kind_marker_cut
+        if self.marker_cut is not None:
+            return self.marker_cut
         return "off" if self.method == "paper" else "shapes_recurring"
 
     @property
@@ -555,6 +582,7 @@ class LearnerParams:
                    "section_copies": (self.section_copies_, SECTION_COPIES),
                    "namespace_test": (self.namespace_test_, NAMESPACE_TESTS),
                    "marker_cut": (self.marker_cut_, MARKER_CUTS),
+                   "kind_marker_cut": (self.kind_marker_cut_, MARKER_CUTS),
                    "unmarked_names": (self.unmarked_names_, UNMARKED_NAMES),
                    "crawl_guard": (self.crawl_guard_, GUARDS),
                    "link_context": (self.link_context_, LINK_CONTEXT_MODES),
