@@ -93,6 +93,17 @@ def test_json_round_trip_without_pickle():
     assert back.kind_model_ is not None and (back.predict_kind(feats) == learner.predict_kind(feats)).all()
     with pytest.raises(ValueError, match="learn it again"):
         SitemapLearner.from_json('{"format": "other"}')
+    for field in ("labels", "params"):                         # cut short: the field named
+        cut_short = json.loads(text)
+        del cut_short[field]
+        with pytest.raises(ValueError, match=f"without its '{field}' field"):
+            SitemapLearner.from_json(cut_short)
+    cut_short = json.loads(text)
+    del cut_short["train"]["indptr"]
+    with pytest.raises(ValueError, match="without its 'indptr' field"):
+        SitemapLearner.from_json(cut_short)
+    with pytest.raises(ValueError, match="a JSON object expected"):
+        SitemapLearner.from_json("[1, 2]")
 
 
 def test_navigation_counts_extrapolate_to_all_links():

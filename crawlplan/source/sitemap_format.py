@@ -5,8 +5,9 @@ Plain JSON, no pickle, so that a crawler in another process or language can load
 classify pages. JSON keys are strings; these functions turn the learner's integer-keyed tables
 into string-keyed ones and back, and nothing else. What the learner derives from the stored
 state (its kNN index, adjacency, kind labels) it derives again itself, so a format change is
-only ever a change of stored fields. ``FORMAT`` names the version: a sitemap of another version
-is refused with the command that learns it again, never read half-way.
+only ever a change of stored fields. ``FORMAT`` names the version: a sitemap of another version,
+or of this one with a field missing (a file cut short or edited), is refused with the field and
+the command that learns it again, never read half-way.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from crawlplan.source import navigation as nav
 # target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut;
 # 12: ucc_recurring; 13: unmarked_names; 14: section_copies; 15: structure_joins; 16: kind_marker_cut
 FORMAT = "crawlplan.sitemap/16"
+# the fields every sitemap of this version has (navigation and URL families are optional)
+REQUIRED = ("params", "vocabulary", "idf", "labels", "train", "eps", "cluster_sizes", "dsim", "kind_model",
+            "kind_joins", "structure_joins", "folder_cuts", "marker_cuts")
 
 
 def _keys_str(table: dict) -> dict:
@@ -69,16 +73,34 @@ def to_dict(learner) -> dict:
     return out
 
 
-def check_format(data: dict) -> None:
+def check_format(data) -> None:
+    """Refuse what is not a sitemap of this version, before any field is read."""
+    if not isinstance(data, dict):
+        raise ValueError(f"not a crawlplan sitemap: a JSON object expected, got {type(data).__name__}")
     if data.get("format") != FORMAT:
         raise ValueError(f"not a crawlplan sitemap of this version (format {data.get('format')!r}, expected "
                          f"{FORMAT}): learn it again with `crawlplan sitemap`")
+    missing = [key for key in REQUIRED if key not in data]
+    if missing:
+        raise ValueError(f"a crawlplan sitemap ({FORMAT}) without its {', '.join(map(repr, missing))} "
+                         f"field{'s' if len(missing) > 1 else ''}: the file is cut short or edited; learn it "
+                         f"again with `crawlplan sitemap`")
 
 
 def stored_state(data: dict) -> dict:
     """The learned attributes a sitemap stores, by attribute name, with their integer keys back.
     The kind model is not among them: the learner reads ``data["kind_model"]`` as a sitemap of
-    its own. Optional parts (navigation, URL families) appear only where the sitemap has them."""
+    its own. Optional parts (navigation, URL families) appear only where the sitemap has them.
+    A sitemap of this version that lacks a field it must have (a truncated or edited file) is a
+    ValueError naming the field."""
+    try:
+        return _stored_state(data)
+    except KeyError as missing:
+        raise ValueError(f"a crawlplan sitemap ({FORMAT}) without its {missing} field: the file is cut "
+                         f"short or edited; learn it again with `crawlplan sitemap`") from None
+
+
+def _stored_state(data: dict) -> dict:
     t = data["train"]
     cuts = data["folder_cuts"]
     vocabulary = list(data["vocabulary"])
