@@ -423,17 +423,16 @@ class SitemapLearner(LearnerParams):
 
     @classmethod
     def from_json(cls, text: str | dict) -> SitemapLearner:
-        data = json.loads(text) if isinstance(text, str) else text
-        sitemap_format.check_format(data)
-        self = cls(LearnerSettings.from_params(data["params"]))
-        for name, value in sitemap_format.stored_state(data).items():
+        params, kind_model, state = sitemap_format.read(json.loads(text) if isinstance(text, str) else text)
+        self = cls(LearnerSettings.from_params(params))
+        for name, value in state.items():
             setattr(self, name, value)
         self._index = {p: i for i, p in enumerate(self.vocabulary_)}
         self.n_features_ = len(self.vocabulary_)
         self.clusters_ = sorted(int(c) for c in set(self.structural(self.labels_).tolist()))
         self.n_clusters_ = int(self.labels_.max() + 1) if len(self.labels_) else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1)) if len(self.labels_) else 0.0
-        self.kind_model_ = None if data["kind_model"] is None else cls.from_json(data["kind_model"])
+        self.kind_model_ = None if kind_model is None else cls.from_json(kind_model)
         self.kind_labels_ = self._joined(self._unjoined_kinds())
         if hasattr(self, "navigation_"):
             self.adjacency_ = nav.adjacency(self.navigation_, self.clusters_)

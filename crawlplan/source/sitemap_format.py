@@ -25,9 +25,7 @@ from crawlplan.source import navigation as nav
 # target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut;
 # 12: ucc_recurring; 13: unmarked_names; 14: section_copies; 15: structure_joins; 16: kind_marker_cut
 FORMAT = "crawlplan.sitemap/16"
-# the fields every sitemap of this version has (navigation and URL families are optional)
-REQUIRED = ("params", "vocabulary", "idf", "labels", "train", "eps", "cluster_sizes", "dsim", "kind_model",
-            "kind_joins", "structure_joins", "folder_cuts", "marker_cuts")
+
 
 
 def _keys_str(table: dict) -> dict:
@@ -73,28 +71,20 @@ def to_dict(learner) -> dict:
     return out
 
 
-def check_format(data) -> None:
-    """Refuse what is not a sitemap of this version, before any field is read."""
+def read(data) -> tuple[dict, dict | None, dict]:
+    """A sitemap's parts for the learner to restore: (its settings' params, its kind model's
+    sitemap or None, the learned attributes by attribute name with their integer keys back).
+    The kind model is a sitemap of its own, read by the learner as one. Optional parts
+    (navigation, URL families) appear only where the sitemap has them. Refused with a
+    ValueError: what is not a JSON object, a sitemap of another version, and one of this version
+    that lacks a field it must have (a file cut short or edited), the field named."""
     if not isinstance(data, dict):
         raise ValueError(f"not a crawlplan sitemap: a JSON object expected, got {type(data).__name__}")
     if data.get("format") != FORMAT:
         raise ValueError(f"not a crawlplan sitemap of this version (format {data.get('format')!r}, expected "
                          f"{FORMAT}): learn it again with `crawlplan sitemap`")
-    missing = [key for key in REQUIRED if key not in data]
-    if missing:
-        raise ValueError(f"a crawlplan sitemap ({FORMAT}) without its {', '.join(map(repr, missing))} "
-                         f"field{'s' if len(missing) > 1 else ''}: the file is cut short or edited; learn it "
-                         f"again with `crawlplan sitemap`")
-
-
-def stored_state(data: dict) -> dict:
-    """The learned attributes a sitemap stores, by attribute name, with their integer keys back.
-    The kind model is not among them: the learner reads ``data["kind_model"]`` as a sitemap of
-    its own. Optional parts (navigation, URL families) appear only where the sitemap has them.
-    A sitemap of this version that lacks a field it must have (a truncated or edited file) is a
-    ValueError naming the field."""
     try:
-        return _stored_state(data)
+        return data["params"], data["kind_model"], _stored_state(data)
     except KeyError as missing:
         raise ValueError(f"a crawlplan sitemap ({FORMAT}) without its {missing} field: the file is cut "
                          f"short or edited; learn it again with `crawlplan sitemap`") from None
