@@ -256,15 +256,22 @@ def test_a_ucc_crawl_can_take_the_recurring_names_for_hubs():
         sitemap_learner(ucc_recurring="hubs").validate()
 
 
+def _lcl_urls() -> tuple[list[str], list[str], list[str], list[str]]:
+    """fpdoc-shaped (the LCL): five units' folders, each unit's ``index`` hub, ten identifiers and
+    six of their members, all in the units' folders. (units, hubs, identifiers, members)"""
+    units = [f"https://docs.example.org/lcl/unit{u}" for u in range(5)]
+    hubs = [f"{unit}/index.html" for unit in units]
+    idents = [f"{units[i % 5]}/{NAMES[i]}.html" for i in range(10)]
+    members = [f"{units[i % 5]}/{NAMES[i]}.{m}.html" for i, m in enumerate("align width height top left caption".split())]
+    return units, hubs, idents, members
+
+
 def test_recurring_names_and_member_names_cut_one_cluster_into_hubs_types_and_members():
     """fpdoc-shaped (the LCL, issue 30's round 20): a unit's ``index`` hub, its identifiers and
     their members, all rendered by one template into the unit's folder. ``shapes_recurring_members``
     parts the hubs by their recurring name and the others by their number of words; a target
     crawl for an identifier counts the hubs with the identifiers (a hub lists them)."""
-    units = [f"https://docs.example.org/lcl/unit{u}" for u in range(5)]
-    hubs = [f"{unit}/index.html" for unit in units]
-    idents = [f"{units[i % 5]}/{NAMES[i]}.html" for i in range(10)]
-    members = [f"{units[i % 5]}/{NAMES[i]}.{m}.html" for i, m in enumerate("align width height top left caption".split())]
+    units, hubs, idents, members = _lcl_urls()
     urls = hubs + idents + members
     by = "shapes_recurring_members"
     cut, cuts = cut_by_marker(np.zeros(len(urls), dtype=int), urls, min_pts=4, by=by)
@@ -298,10 +305,7 @@ def test_the_kinds_take_a_cut_of_their_own_while_the_crawl_reads_the_finer_one()
     kinds the sitemap reports keep the LCL's identifiers and members together, as the recurring
     cut alone does, while the crawl's clusters part them and a target crawl for an identifier
     counts a member as no hit."""
-    units = [f"https://docs.example.org/lcl/unit{u}" for u in range(5)]
-    hubs = [f"{unit}/index.html" for unit in units]
-    idents = [f"{units[i % 5]}/{NAMES[i]}.html" for i in range(10)]
-    members = [f"{units[i % 5]}/{NAMES[i]}.{m}.html" for i, m in enumerate("align width height top left caption".split())]
+    _units, hubs, idents, members = _lcl_urls()
     urls = hubs + idents + members
     bags = [_module_page(i) for i in range(len(urls))]
 
