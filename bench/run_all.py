@@ -33,7 +33,9 @@ REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"
 LOGS = BENCH / "results" / "smoke" / "logs"
 # helper modules, not benches: benchlib (shared parts), scale_inputs (bench_scale's input generator,
-# run by its smoke), source_sweep_cache (source_sweep's feature cache; its smoke builds a small one)
+# run by its smoke), source_candidates and source_splits (source_loso's configurations and its
+# design / validation tables), source_sweep_cache (source_sweep's feature cache; its smoke builds a
+# small one)
 LIBRARIES = ("benchlib.py", "scale_inputs.py", "source_candidates.py", "source_splits.py", "source_sweep_cache.py", "run_all.py")
 
 
