@@ -30,6 +30,7 @@ scores.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 import time
@@ -371,13 +372,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", nargs="?", choices=("score", "table", "crawls", "plot", "folders"),
                     help="required but with --smoke (score, table, crawls, folders on a small site)")
-    ap.add_argument("--configs", default="", help="';'-separated subset of the candidates")
+    ap.add_argument("--configs", default="", metavar="NAMES",
+                    help="';'-separated names of bench/source_candidates.py (default: all of them)")
     ap.add_argument("--sites", default="", help="comma-separated subset of the labelled sites")
     ap.add_argument("--split", default="", choices=("", "design", "validation"),
                     help="only the design or the validation sites (scripts/sites.yaml)")
     ap.add_argument("--results", type=Path, default=RESULTS / "source_loso.json")
     ap.add_argument("--png", type=Path, default=None, help="crawls: also draw the curves")
-    ap.add_argument("--config", default="default", choices=list(CANDIDATES), help="crawls: the configuration")
+    ap.add_argument("--config", default="default", metavar="NAME",
+                    help="crawls, plot: one name of bench/source_candidates.py (default: default)")
     ap.add_argument("--smoke", action="store_true", help="tiny input, outputs checked (bench/run_all.py --smoke)")
     args = ap.parse_args()
     if args.smoke:
@@ -388,11 +391,13 @@ def main() -> int:
     if args.split:   # the sites sites.yaml (or labelled_elsewhere) puts in that split
         in_split = {s for s, v in splits().items() if v["split"] == args.split}
         only = in_split if only is None else only & in_split
+    names = [c.strip() for c in args.configs.split(";") if c.strip()] or list(CANDIDATES)
+    for name in [*names, args.config]:
+        if name not in CANDIDATES:
+            near = difflib.get_close_matches(name, list(CANDIDATES), n=3, cutoff=0.5)
+            ap.error(f"unknown configuration {name!r}: the names are the keys of bench/source_candidates.py"
+                     + (f"; did you mean {near}?" if near else ""))
     if args.what == "score":
-        names = [c.strip() for c in args.configs.split(";") if c.strip()] or list(CANDIDATES)
-        unknown = [c for c in names if c not in CANDIDATES]
-        if unknown:
-            ap.error(f"unknown configuration(s) {unknown}; candidates: {list(CANDIDATES)}")
         rows = score({n: CANDIDATES[n] for n in names}, only)
         RESULTS.mkdir(parents=True, exist_ok=True)
         if args.results.is_file():   # merge with earlier runs (other configs / sites), not with withdrawn candidates

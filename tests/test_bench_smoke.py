@@ -63,3 +63,13 @@ def test_run_all_skip_prints_a_row_and_runs_nothing(capsys):
     assert run_all.main(["--smoke", "--only", "bench_policies", "--skip", "bench_policies"]) == 0
     out = capsys.readouterr().out
     assert "| bench_policies | skipped (--skip) |" in out and "bench_policies --smoke ..." not in out
+
+
+def test_source_loso_names_a_misspelt_configuration_and_its_near_names_not_all_of_them():
+    """The candidates are seventy long names: an error (or --help) that lists them all hides the
+    one line that matters, so a misspelt name gets the nearest names and where the list lives."""
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "source_loso.py"), "crawls", "--config", "defualt"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "unknown configuration 'defualt'" in proc.stderr and "did you mean ['default']" in proc.stderr
+    assert "bench/source_candidates.py" in proc.stderr and len(proc.stderr) < 1000, proc.stderr
