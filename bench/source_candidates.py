@@ -43,6 +43,8 @@ CANDIDATES = {
                                                                                 "crawl_guard_slack": 0.02},
     "default, kinds of one kind section joined (kind_section_join true)": {
         "method": "default", "kind_section_join": True},
+    "default, kinds parting one of the crawl's clusters in one section joined (kind_cluster_join true)": {
+        "method": "default", "kind_cluster_join": True},
     "default, clusters cut by file-name kind marker (marker_cut markers)": {
         "method": "default", "marker_cut": "markers"},
     "default, clusters cut by the case pattern of dotted names (marker_cut shapes)": {

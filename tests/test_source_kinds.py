@@ -14,6 +14,7 @@ from settings_support import sitemap_learner
 from crawlplan.source.kinds import (
     join_by_folder_name,
     join_by_section,
+    join_within_clusters,
     join_wrapper_variants,
     levels_collapsed,
     section_kinds,
@@ -166,6 +167,50 @@ def test_kinds_of_one_kind_section_join_and_namespaces_do_not():
     assert sitemap_learner().kind_section_join_ is False    # an option: validation said no (docs/source.md)
     with pytest.raises(ValueError, match="kind_section_join must be true or false"):
         sitemap_learner(kind_section_join=1).validate()
+
+
+def test_kinds_parting_one_crawl_cluster_in_one_section_join_and_across_sections_do_not():
+    """Cluster 0 (gettext-shaped: every chapter in the manual's root folder) is parted by the
+    kinds 0 and 1: one kind. Cluster 1 holds kinds 2 and 3 in different sections (Django's
+    ``topics/`` and ``internals/``): they stay apart. Kind 4 holds fewer than min_pts pages of
+    cluster 0 and kind 5 is spread over sections there: neither joins; outliers never do."""
+    clusters = [0] * 10 + [0] * 6 + [0] * 2 + [0] * 4 + [1] * 8 + [1] * 5 + [-1, 0]
+    kinds = [0] * 10 + [1] * 6 + [4] * 2 + [5] * 4 + [2] * 8 + [3] * 5 + [0, -1]
+    sections = [None] * 16 + [None] * 2 + ["a", "b", None, "c"] + ["topics"] * 8 + ["internals"] * 5 + [None, None]
+    assert join_within_clusters(kinds, clusters, sections, min_pts=4) == {0: 0, 1: 0}
+    assert join_within_clusters(kinds, clusters, sections, min_pts=7) == {}   # kind 1: six pages
+    assert sitemap_learner().kind_cluster_join_ is False and sitemap_learner(method="paper").kind_cluster_join_ is False
+    with pytest.raises(ValueError, match="kind_cluster_join must be true or false"):
+        sitemap_learner(kind_cluster_join="on").validate()
+
+
+@pytest.mark.slow
+def test_gettexts_chapters_one_kind_when_the_kinds_may_not_part_a_crawl_cluster_in_its_folder():
+    """gettext's manual on www.gnu.org (a design site, issue 30 round 26): the crawl's clusters
+    hold its chapters, all ``gettext_N.html`` in one folder, in one cluster; the kind model's own
+    eps parts them in two. With ``kind_cluster_join`` they are one kind again, the crawl's
+    clusters untouched, and a sitemap read back from JSON predicts the same kinds."""
+    import build_sites
+    from settings_support import sitemap_settings
+    from test_source_guard import built_site_mirror
+
+    from crawlplan.source.evaluate import clustering_scores
+    from crawlplan.source.experiment import site_specs, train_site
+
+    site = "www.gnu.org"
+    mirror = built_site_mirror(site)
+    typer = site_specs(build_sites.site_types())[site].typer
+    fitted = {on: train_site(mirror, sitemap_settings(method="default", kind_cluster_join=on)) for on in (False, True)}
+    (off, sample), (on, sample_on) = fitted[False], fitted[True]
+    assert sample == sample_on and (off.labels_ == on.labels_).all()
+    chapters = [i for i, u in enumerate(sample) if typer(u) == "manual_chapter"]
+    assert len({off.kind_labels_[i] for i in chapters}) >= 2 and len({on.kind_labels_[i] for i in chapters}) == 1
+    types = [typer(u) for u in sample]
+    f = {name: clustering_scores(types, m.kind_labels_.tolist(), m.min_pts)["micro_f"] for name, m in (("off", off), ("on", on))}
+    assert f["on"] > f["off"] + 0.05, f
+    again = SitemapLearner.from_json(on.to_json())
+    pages = [mirror.pages[u] for u in sample]
+    assert (again.predict_kind(pages, urls=sample) == on.predict_kind(pages, urls=sample)).all()
 
 
 def test_kind_join_presets_and_checks():

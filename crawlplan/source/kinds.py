@@ -41,7 +41,7 @@ from crawlplan.source.url_kinds import (
 # the settings under which a learner's clusters are its kinds, nothing joined: a learner fitted
 # inside another (the kind model, the link-context clustering) reports no kinds of its own
 KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_cross_join": 0.0,
-                      "kind_folder_join": False, "kind_section_join": False}
+                      "kind_folder_join": False, "kind_section_join": False, "kind_cluster_join": False}
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 KIND_LEVELS = ("collapsed", "as_written")
 _LEVEL_NUMBER = re.compile(r"(?<=[a-z])[0-9]+\b")   # sect2 -> sect, toctree-l3 -> toctree-l
@@ -178,6 +178,49 @@ def join_by_section(labels: Sequence[int], sections: Sequence[str | None],
     return _mostly_in_one(labels, sections, kind_sections.__contains__)
 
 
+def join_within_clusters(kinds: Sequence[int], clusters: Sequence[int], sections: Sequence[str | None],
+                         min_pts: int) -> dict[int, int]:
+    """{kind: the kind it joins}: two kinds (-1 excluded) that each hold at least ``min_pts``
+    sample pages of one of the crawl's clusters, those pages mostly (``MOSTLY``) in one and the
+    same section (the folder below the site's root; files in the root are one place too), are
+    one kind (smallest label).
+
+    Why: the kinds come from a second, coarser clustering (smooth idf, levels collapsed), yet
+    on a small sample it can part what the crawl's finer clusters hold together — gettext's
+    manual chapters, all ``gettext_N.html`` in one folder, in two kinds by the eps its
+    silhouette chose. A part of one crawl cluster lying where the other part lies has neither
+    the finer structure nor the URL to call it a kind of its own. Parts in different sections
+    (Django's ``topics/`` and ``internals/`` pages, one cluster) stay apart: the section is the
+    URL's verdict, as in the cut by section."""
+    cells: dict[tuple[int, int], Counter] = {}
+    for kind, cluster, section in zip(np.asarray(kinds).tolist(), np.asarray(clusters).tolist(), sections):
+        if kind != -1 and cluster != -1:
+            cells.setdefault((cluster, kind), Counter())[section] += 1
+    place: dict[int, dict[int, str | None]] = {}
+    for (cluster, kind), counts in cells.items():
+        section, n = counts.most_common(1)[0]
+        total = sum(counts.values())
+        if total >= min_pts and n >= MOSTLY * total:
+            place.setdefault(cluster, {})[kind] = section
+    parent: dict[int, int] = {}
+
+    def root(k: int) -> int:
+        while parent.get(k, k) != k:
+            k = parent[k]
+        return k
+
+    for placed in place.values():
+        by_section: dict[str | None, list[int]] = {}
+        for kind, section in sorted(placed.items()):
+            by_section.setdefault(section, []).append(kind)
+        for group in by_section.values():
+            for other in group[1:]:
+                a, b = root(group[0]), root(other)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return {k: root(k) for k in set(parent) | set(parent.values())}
+
+
 def _mostly_in_one(labels: Sequence[int], keys: Sequence[str | None], names_a_kind) -> dict[int, int]:
     """{kind: the kind it joins}: kinds (-1 excluded) that each have at least ``MOSTLY`` of their
     pages under one and the same key, a key ``names_a_kind`` accepts, are one (smallest label)."""
@@ -244,7 +287,8 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     one kind, within a section (the sample's sections below the site's root folder),
     ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)
     and ``kind_section_join`` the kinds of one section the cut found a kind
-    (:func:`join_by_section`)."""
+    (:func:`join_by_section`), ``kind_cluster_join`` the kinds that part one of the crawl's
+    clusters within one section (:func:`join_within_clusters`)."""
     model = None
     if learner.kinds_ == "smooth_idf":
         coarse = dataclasses.replace(learner.settings, idf="smooth", state_levels=learner.kind_levels_,
@@ -265,6 +309,9 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     if learner.kind_section_join_ and urls is not None:
         kind_sections = section_kinds((model or learner).folder_cuts_)
         joins = _then(kinds, joins, join_by_section(joined(kinds, joins).tolist(), sections, kind_sections))
+    if learner.kind_cluster_join_ and urls is not None:
+        joins = _then(kinds, joins, join_within_clusters(joined(kinds, joins).tolist(), learner.labels_,
+                                                         sections, learner.min_pts))
     return model, joined(kinds, joins), joins, structure_joins
 
 

@@ -207,6 +207,7 @@ class LearnerSettings(Settings):
     kind_cross_join: float | None
     kind_folder_join: bool | None
     kind_section_join: bool | None
+    kind_cluster_join: bool | None
     marker_cut: str | None
     kind_marker_cut: str | None
     unmarked_names: str | None
@@ -503,6 +504,13 @@ class LearnerParams:
         return False if self.kind_section_join is None else self.kind_section_join
 
     @property
+    def kind_cluster_join_(self) -> bool:
+        """Kinds that part one of the crawl's clusters where their pages lie in one section are
+        one kind (:func:`kinds.join_within_clusters`); the kinds a sitemap reports, not a UCC
+        crawl's units (``ucc_unit``). Off in both presets until validation says otherwise."""
+        return False if self.kind_cluster_join is None else self.kind_cluster_join
+
+    @property
     def marker_cut_(self) -> str:
         """``markers``: a cluster holding two or more file-name kind markers of a folder is cut
         by marker (:func:`name_cuts.cut_by_marker`) unless the markers are namespaces;
@@ -619,7 +627,7 @@ class LearnerParams:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:
             raise ValueError(f"kind_markers must be one of {', '.join(KIND_MARKER_USES)}, got {self.kind_markers!r}")
-        for name in ("binary_tf", "kind_folder_join_", "kind_section_join_"):
+        for name in ("binary_tf", "kind_folder_join_", "kind_section_join_", "kind_cluster_join_"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name.rstrip('_')} must be true or false, got {getattr(self, name.rstrip('_'))!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):
