@@ -109,10 +109,8 @@ class SitemapLearner(LearnerParams):
                 df[path] = df.get(path, 0) + 1
         theta = self.min_pts if n >= 2 * self.min_pts else 1
         # max_df < 1 drops the layout: paths on more than that share of the sample (measured, not kept)
-        self.vocabulary_ = sorted(p for p, d in df.items() if d >= theta and d <= self.max_df * n)
-        self._index = {p: i for i, p in enumerate(self.vocabulary_)}
+        self._set_vocabulary(sorted(p for p, d in df.items() if d >= theta and d <= self.max_df * n))
         self.idf_ = idf_weights([df[p] for p in self.vocabulary_], n, self.idf_mode_)
-        self.n_features_ = len(self.vocabulary_)
         Xv = self.transform(bags)
         self.train_vectors_ = Xv
         labels = self._cluster(Xv)
@@ -156,6 +154,12 @@ class SitemapLearner(LearnerParams):
             self.url_families_ = prefix_counts(self.url_kind_clusters_)
             self.fit_navigation(urls, links, resolve=resolve)
         return self
+
+    def _set_vocabulary(self, vocabulary: list[str]) -> None:
+        """The XPaths a page is read by, and their column index: set by ``fit``, restored by ``from_json``."""
+        self.vocabulary_ = vocabulary
+        self._index = {p: i for i, p in enumerate(vocabulary)}
+        self.n_features_ = len(vocabulary)
 
     def _cluster_bags(self, bags) -> np.ndarray:
         """This learner's clustering (features, eps, DBSCAN, noise rule) of other bags: the
@@ -427,8 +431,7 @@ class SitemapLearner(LearnerParams):
         self = cls(LearnerSettings.from_params(params))
         for name, value in state.items():
             setattr(self, name, value)
-        self._index = {p: i for i, p in enumerate(self.vocabulary_)}
-        self.n_features_ = len(self.vocabulary_)
+        self._set_vocabulary(self.vocabulary_)
         self.clusters_ = sorted(int(c) for c in set(self.structural(self.labels_).tolist()))
         self.n_clusters_ = int(self.labels_.max() + 1) if len(self.labels_) else 0
         self.outlier_share_ = float(np.mean(self.labels_ == -1)) if len(self.labels_) else 0.0
