@@ -126,23 +126,31 @@ def join_wrapper_variants(labels: Sequence[int], bags: Sequence[Mapping[str, int
     kinds = sorted(members)
     centroid = {k: _centroid([wrapper_blind(bags[i]) for i in members[k]]) for k in kinds}
     section = {k: Counter(sections[i] for i in members[k]).most_common(1)[0][0] for k in kinds}
+
+    def alike(a: int, b: int) -> bool:
+        limit = threshold if section[a] == section[b] else across
+        if limit <= 0:
+            return False
+        small, large = sorted((centroid[a], centroid[b]), key=len)
+        return sum(v * large.get(p, 0.0) for p, v in small.items()) >= limit
+
+    return _union(((a, b) for i, a in enumerate(kinds) for b in kinds[i + 1:] if alike(a, b)), kinds)
+
+
+def _union(pairs, kinds: Sequence[int] = ()) -> dict[int, int]:
+    """{kind: the smallest kind joined with it}, the pairs joined transitively; a kind of
+    ``kinds`` no pair names maps to itself, one neither names is left out."""
     parent = {k: k for k in kinds}
 
     def root(k: int) -> int:
-        while parent[k] != k:
+        while parent.setdefault(k, k) != k:
             k = parent[k]
         return k
 
-    for i, a in enumerate(kinds):
-        for b in kinds[i + 1:]:
-            limit = threshold if section[a] == section[b] else across
-            if limit <= 0:
-                continue
-            small, large = sorted((centroid[a], centroid[b]), key=len)
-            if sum(v * large.get(p, 0.0) for p, v in small.items()) >= limit:
-                ra, rb = root(a), root(b)
-                parent[max(ra, rb)] = min(ra, rb)
-    return {k: root(k) for k in kinds}
+    for a, b in pairs:
+        ra, rb = root(a), root(b)
+        parent[max(ra, rb)] = min(ra, rb)
+    return {k: root(k) for k in parent}
 
 
 def join_by_folder_name(labels: Sequence[int], urls: Sequence[str]) -> dict[int, int]:
@@ -196,29 +204,13 @@ def join_within_clusters(kinds: Sequence[int], clusters: Sequence[int], sections
     for kind, cluster, section in zip(np.asarray(kinds).tolist(), np.asarray(clusters).tolist(), sections):
         if kind != -1 and cluster != -1:
             cells.setdefault((cluster, kind), Counter())[section] += 1
-    place: dict[int, dict[int, str | None]] = {}
+    together: dict[tuple[int, str | None], list[int]] = {}   # (cluster, section) -> the kinds placed there
     for (cluster, kind), counts in cells.items():
         section, n = counts.most_common(1)[0]
         total = sum(counts.values())
         if total >= min_pts and n >= MOSTLY * total:
-            place.setdefault(cluster, {})[kind] = section
-    parent: dict[int, int] = {}
-
-    def root(k: int) -> int:
-        while parent.get(k, k) != k:
-            k = parent[k]
-        return k
-
-    for placed in place.values():
-        by_section: dict[str | None, list[int]] = {}
-        for kind, section in sorted(placed.items()):
-            by_section.setdefault(section, []).append(kind)
-        for group in by_section.values():
-            for other in group[1:]:
-                a, b = root(group[0]), root(other)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    return {k: root(k) for k in set(parent) | set(parent.values())}
+            together.setdefault((cluster, section), []).append(kind)
+    return _union((group[0], other) for group in together.values() for other in group[1:])
 
 
 def _mostly_in_one(labels: Sequence[int], keys: Sequence[str | None], names_a_kind) -> dict[int, int]:

@@ -28,7 +28,6 @@ from crawlplan.source import navigation as nav
 FORMAT = "crawlplan.sitemap/17"
 
 
-
 def _keys_str(table: dict) -> dict:
     return {str(k): v for k, v in table.items()}
 
