@@ -6,138 +6,49 @@ Two configurations (``method``):
 - ``paper``: the method as published — tag-only leaf XPaths, eps from the K-dist histogram,
   DBSCAN(minPts = 4). ``num_bins`` picks between the authors' code (NumFeats / w, ``div``) and
   the paper text (w * NumFeats, ``mul``).
-- ``default``: what held up on the labelled sites: designed on the design sites of
-  ``scripts/sites.yaml`` (sweep in ``bench/source_sweep.py``, leave-one-site-out) and, since
-  issue 30, each rule kept only if it raised the validation sites' means and lowered none of
-  them by more than 0.02 (docs/source.md, "Defaults re-decided on the validation sites"). The
-  changes, each because the paper's choice was fitted to six social sites:
-  * features: every element's path (not only leaves) with the first class token on every step
-    (``xpath_classes: elements``) — sites built on one layout template (Sphinx) differ in their
-    content containers (``dl[py]`` API entries, ``div[highlight]`` listings), which tag-only
-    leaf paths cannot see;
-  * L2 instead of L1 normalisation (Euclidean on L2 vectors is cosine distance): L1 vectors of
-    long pages have tiny coordinates, so the K-dist curve of a large, varied site compresses and
-    one eps either collapses or shatters it;
-  * eps by selection (``eps_rule: select``): the paper's histogram eps and the K-dist quantiles
-    0.50..0.95 are candidates, and the one maximising silhouette x (share clustered)^2 wins — an
-    unsupervised criterion with no site-specific constant (the squared share stops dropping
-    hard pages as outliers from paying).
-  * noise near a cluster joins it (``noise_radius``: 4 x eps), and prediction uses the same
-    rule, so a page near a training outlier is not an outlier itself (leave-one-site-out over 16
-    sites, docs/source.md "Sites it has never seen").
-  * the target crawl also reads the example page's URL (``target_url: family``): links into the
-    example's folder (same depth) are target links whatever the cluster says, unless that
-    folder holds more than 90% of the sample. Sphinx renders release notes, topics and how-tos
-    with one template, so one cluster holds them all; the folder tells them apart (leave-one-
-    site-out, docs/source.md). The folder is not narrowed by file-name kind markers any more
-    (``kind_markers: clusters``; ``all`` did so until issue 30).
-  * clusters that one URL kind holds are one cluster (``url_merge`` 2/3): when at least two
-    thirds of each of two clusters' sample pages sit in the same folder with the same file-name
-    kind marker (in a folder holding the whole site: the same leading or trailing marker,
-    gi-docgen's ``method.*``), the structure split one kind of page by length or optional
-    sections (pytest's release notes, a forum's threads, pango's methods) (leave-one-site-out,
-    docs/source.md).
-  * a cluster spanning sections of the site is cut by section (``folder_cut: sections``) unless
-    the sections are namespaces of one kind — another cluster holds them in the same proportions
-    (javadoc's ``org/`` and ``junit/``) — or the file names mark the kind (rustdoc's
-    ``struct.*``): Sphinx renders Python's tutorial, library and what's-new with one template,
-    and only the section tells them apart; prediction places a page by its section too
-    (:func:`cut_by_folder`; leave-one-site-out, docs/source.md). Since issue 30's round 9 two
-    sections are namespaces only when every cluster holding them splits them alike
-    (``namespace_test: all_clusters``): one twin had made Django's ``ref/`` and ``topics/`` one.
-    Since round 21 the file-name guard keeps only the sections whose pages carry the markers
-    (``folder_cut: unmarked_sections``): a section whose names name no kind is cut from them as
-    any other section (pytest's root pages from its ``announce/release-*``).
-  * the cut by section parts a cluster's pages at paths that minPts of its sections each hold,
-    beside pages named once, into a part of their own, and leaves a cluster whole that is one
-    series over its sections (``section_copies: apart``, round 23): fpdoc writes ``index.html``,
-    ``index-2.html`` ... into every unit folder of the LCL, Sphinx an ``index.html`` into every
-    section of Python's docs, Haddock ``doc-index-A.html`` ... into every package; designed on
-    the LCL, it raised Free Pascal's micro-F on validation 0.478 -> 0.583 and lowered none by
-    0.02 (:func:`folder_cuts.section_copies`, :func:`folder_cuts.is_series`).
-  * a cluster that mostly carries one leading kind marker is cut from its pages without it where
-    their names are their own (``unmarked_names: cut``, round 22): git's man-page template
-    renders its ``git-*`` commands and its concept pages (``gitglossary``, ``gitignore``); names
-    without the marker that share first words among themselves (gi-docgen's ``ctor.*`` beside
-    ``method.*``) stay with it (``name_cuts._marked_clusters``).
-  * Balance takes at most half of a UCC link's score (``balance_weight`` 0.5): with the
-    paper's full Balance a site of two or three clusters is pushed into its non-content cluster
-    as soon as the content cluster leads (scrapy's source listings).
-  * a UCC or target crawl keeps BFS's order as a second frontier and takes BFS's next page
-    when it would trail what BFS is expected to have gained (``crawl_guard: bfs``,
-    :mod:`crawlplan.source.guard`), so a crawl led astray by its sitemap stays near BFS; by its
-    own verdict it may not trail at all (``crawl_guard_slack: 0``, issue 30's round 9).
-  * the page types the sitemap reports (its kinds) are a second clustering of the sample with
-    smooth idf (``kinds: smooth_idf``), while the plain-idf clusters stay the crawl's navigation
-    states: smooth idf keeps a kind's template where the kind fills the sample (a manual's
-    chapters gather), but the crawl's rows need the finer clusters (issue 30, round 6); the kind
-    model reads a block's nesting level away (``kind_levels: collapsed``, round 10), so a
-    manual's long sections (sub-sections nested in them) and short ones are one kind.
-  * a target crawl scores a link by the paper's blend (``target_score: paper``); round 11's
-    ``likely_first`` (likely targets by the blend first, then the rest by targets per fetch) was
-    the default until round 14, when on eighteen validation sites it no longer raised the mean
-    harvest (0.7438 against 0.7441) and lowered LibreOffice's by 0.039: an option.
-  * in a flat site, where the example's folder holds the whole sample, the target family is the
-    example's file-name kind when the structure agrees (``kind_markers: clusters_flat``; git's
-    ``git-*`` commands), while a folder that mixes kinds is not narrowed (round 6).
-  * a cluster whose pages are named by dotted qualified names is cut by the case pattern of
-    the name's last two words (``marker_cut: shapes``, round 15: functions ``ll``, classes
-    ``lU``, members ``Ul``), unless the shapes are namespaces; designed on statsmodels' API,
-    it raised SciPy's and Twisted's micro-F on validation and lowered none.
-  * a cluster whose pages are of two sorts by file name, a few names that recur in most of its
-    folders (a unit's or a package's ``index`` hub) and names of their own, is cut into the two
-    (``marker_cut: shapes_recurring``, round 19; designed on the LCL and Python, it raised
-    Racket's micro-F on validation and lowered none). A shape beside unshaped names stays a
-    name, and a target crawl counts the recurring hubs with the example's part: round 18's
-    first form parted them off and lowered Racket's harvest.
-  * the crawl's clusters are cut by that rule and, where a cluster's two-word dotted names are
-    its member pages, by the number of words too (``marker_cut: shapes_recurring_members``,
-    round 25), while the kinds the sitemap reports keep the recurring cut alone
-    (``kind_marker_cut: shapes_recurring``): a target crawl for an fpdoc identifier no longer
-    counts its members as hits (validation: Free Pascal's harvest 0.274 -> 0.470, no micro-F
-    moves; design: the LCL's 0.312 -> 0.734). In the kinds the member cut lowered SciPy's
-    micro-F (rounds 20 and 24), where a class's methods are the class's page type.
-  * a target crawl seeks the example's part of a cluster the cut by file name parted
-    (``target_unit: name_part``, round 16): a page or a link whose file name falls in another
-    part is no target, so statsmodels' crawl for functions no longer takes the members sharing
-    their template (design: harvest 0.439 -> 0.986; validation: Twisted's 0.757 -> 0.979).
-  * a UCC crawl values a page's cluster by its kind (``ucc_unit: kind``, round 13): the clusters
-    of one kind share one Info (HITS on the kinds' graph), one Dsim (the kind's pages together)
-    and one Balance count, so a kind the structure splits — and a cluster that mixes it with
-    another kind, whose dispersion the paper's Dsim rewards — is not valued by how it was split.
-  Options that helped the design sites only: the online row update of the target crawl
-  (``target_feedback``), the targets-per-fetch score and the yield hubs (``target_score: rate``,
-  ``yield``), the target family's kind markers (``kind_markers: all``), re-clustering a
-  one-template site by its links (``link_context: flat``), small clusters absorbed
-  (``min_cluster_share``), kinds joined by a repeated folder name (``kind_folder_join``; round
-  24 scored it again, its UCC crawl now reading the structure's kinds: junit's and commons'
-  micro-F up, Macaulay2's down 0.017, the validation mean down 0.0007);
-  kinds joined by their section (``kind_section_join``) raised the validation mean but lowered
-  two validation sites, and so did the crawl's clusters read with their levels away
-  (``state_levels: collapsed``, round 11: GnuCash's crawls above BFS, two validation sites'
-  target harvest lower), and so did a target crawl that seeks every cluster
-  of the example's kind (``target_unit: kind``, round 13: GnuCash's and Boost's target crawls
-  above BFS), and so did kinds of different sections joined by their wrapper-blind cosine
-  (``kind_cross_join``, round 14: Pike's and Free Pascal's micro-F up, cmake's down 0.258),
-  and so did a cluster cut by its file-name kind markers (``marker_cut: markers``, round 15:
-  GRASS's micro-F up 0.153, Boost's down 0.102). A cluster cut by the number of words of short
-  dotted names where they name members (``marker_cut: shapes_members``, round 17: the LCL's
-  and Free Pascal's target harvest up) lowered the validation micro-F mean (0.771 -> 0.770),
-  and a target crawl that seeks the example's kind where its cluster is a small piece of it
-  (``target_unit: split_kind``, round 17: GnuCash above BFS) lowered sqlalchemy's harvest
-  (again in round 26, on round 25's default). Kinds that part one of the crawl's clusters
-  within one section joined (``kind_cluster_join``, round 26: gettext's chapters one kind)
-  raised the validation micro-F mean (0.7685 -> 0.7709) but lowered GRASS's by 0.024.
-  A UCC crawl that takes a cluster's recurring names for hubs (``ucc_recurring: hub``, round
-  19: the LCL's UCC crawl above BFS) moved no validation mean. The recurring cut that also parts
-  the other names by their number of words where they name members, in the kinds too
-  (``kind_marker_cut: shapes_recurring_members``, round 20's option, scored again in round 24:
-  the LCL's micro-F 0.697 -> 0.836) lowered the validation micro-F mean (SciPy's kinds cut,
-  as with ``shapes_members``). Smooth idf for the crawl's clusters too (``idf: smooth``) raised the
-  validation micro-F (0.732 -> 0.810) but lowered three validation sites' target harvest: an
-  option; ``kinds: smooth_idf`` keeps its kinds and the plain clusters' crawl. The earlier guard
-  (histogram eps, re-chosen only when the site collapses or shatters) stays as
-  ``eps_rule: guarded``; HDBSCAN as ``clusterer: hdbscan``.
+- ``default``: what held up on sites the rules were not designed on. Each rule was designed on
+  the design sites of ``scripts/sites.yaml`` and, since issue 30, kept only if it raised the
+  validation sites' means and lowered none of them by more than 0.02; the figures, the
+  commands and every decision are in docs/source.md ("Method", "Defaults re-decided on the
+  validation sites", "The final default"). Why each preset differs from the paper's, in short
+  (the paper's choices were fitted to six social sites):
+  * ``xpath_classes: elements``, ``norm: l2``, ``eps_rule: select``, ``noise_radius`` 4: a
+    one-template site (Sphinx) differs in its content containers, which tag-only leaf paths
+    cannot see; L1 rows of long pages compress the K-dist curve so one eps collapses or
+    shatters a large site; eps by silhouette x (share clustered)^2 needs no site constant;
+    noise near a cluster joins it, so a page near a training outlier is no outlier itself.
+  * ``url_merge`` 2/3, ``folder_cut: unmarked_sections``, ``section_copies: apart``,
+    ``namespace_test: all_clusters``, ``kind_markers: clusters_flat``, ``unmarked_names: cut``:
+    the URL says what the structure cannot — one kind split by length sits in one folder with
+    one file-name marker (pytest's release notes); kinds one template renders sit in separate
+    sections (Python's tutorial and library) unless the sections are namespaces of one kind
+    (javadoc's packages) or the names mark the kind; fpdoc's ``index-N.html`` in every unit
+    folder are one part; git's ``git-*`` commands are not its concept pages.
+  * ``marker_cut: shapes_recurring_members`` for the crawl's clusters, ``shapes_recurring`` for
+    the kinds (``kind_marker_cut``): dotted names are cut by their case pattern and by the
+    names that recur in most folders (a unit's ``index`` hubs); in the crawl's clusters a
+    class's member pages too, so a target crawl for an identifier does not count its members.
+  * ``kinds: smooth_idf``, ``kind_levels: collapsed``, ``kind_join`` 0.9: the page types the
+    sitemap reports are a second clustering with smooth idf (a kind's shared template keeps its
+    weight where the kind fills the sample), read with a block's nesting level away and with
+    the wrapper variants of one section joined (a manual's chapter / section / subsection);
+    the plain-idf clusters stay the crawl's navigation states, whose rows need them finer.
+  * ``target_url: family``, ``target_unit: name_part``, ``target_score: paper``: the example's
+    folder names its kind where one template renders several (Sphinx's release notes); a crawl
+    seeks the example's part of a cluster the cut by file name parted.
+  * ``ucc_unit: kind``, ``balance_weight`` 0.5: a UCC crawl values a cluster by its kind, so a
+    kind is not valued by how the structure split it; the full Balance pushed small sites into
+    their non-content cluster.
+  * ``crawl_guard: bfs`` (slack 0): a crawl led astray by its sitemap keeps BFS's order as a
+    second frontier and takes it when it would trail what BFS is expected to have gained.
+  Options that helped only the design sites or lowered a validation site by more than 0.02
+  stay selectable and off (``target_feedback``, ``target_score: rate / yield / likely_first``,
+  ``kind_markers: all``, ``link_context: flat``, ``min_cluster_share``, ``idf: smooth``,
+  ``kind_folder_join``, ``kind_section_join``, ``kind_cross_join``, ``kind_cluster_join``,
+  ``state_levels: collapsed``, ``target_unit: kind / split_kind``, ``marker_cut: markers /
+  shapes_members``, ``kind_marker_cut: shapes_recurring_members``, ``ucc_recurring: hub``,
+  ``eps_rule: guarded``, ``clusterer: hdbscan``); each one's round and figures: docs/source.md's
+  decision table.
 """
 
 
