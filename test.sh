@@ -6,9 +6,12 @@ cd "$(dirname "$0")"
 [ -x scripts/test-extras.sh ] && { scripts/test-extras.sh || echo "test.sh: optional test tools not all installed (see above)"; }
 if [ "${1:-}" = "--quick" ]; then
   # the quick tier: unit tests and the Spark tests marked quick (tiny frames on one local session);
-  # no cluster, Connect, Airflow or browser runs (markers applied and checked in tests/conftest.py)
+  # no cluster, Connect, Airflow or browser runs (markers applied and checked in tests/conftest.py);
+  # one pytest-xdist worker per core, at most 4 (each holds its own local SparkSession), whole
+  # test files per worker so a module's fixtures are built once
   shift
-  set -- -m "not slow and (not spark or quick)" "$@"
+  workers=$(.venv/bin/python -c 'import os; n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(); print(max(1, min(n or 1, 4)))')
+  set -- -m "not slow and (not spark or quick)" -n "$workers" --dist loadfile "$@"
   export CRAWLPLAN_CLUSTER_PIPELINE=0
 fi
 .venv/bin/python -m pytest "$@"

@@ -175,8 +175,7 @@ def test_ranges_read_before_a_failed_read_are_still_parsed(tiny_crawl, max_gap):
     assert out[2]["reason"] == "range_read_error" and out[3]["kind"] == "file"
 
 
-@pytest.mark.spark
-@pytest.mark.quick
+@pytest.mark.spark   # not quick: 20 s (the package's quick Spark test is test_ccindex_spark_readers)
 def test_k_per_host_drawn_in_spark_is_seeded_nested_and_counts_the_population(spark, tiny_crawl):
     from crawlplan.ccindex.sample import read_cc_index, select_sample
 
@@ -221,6 +220,7 @@ def test_the_extract_node_in_sampled_mode(spark, tiny_crawl, tmp_path):
     assert set(pop["mode"]) == {"sampled"} and result["rows"]["documents"] == 6
 
 
+@pytest.mark.slow   # builds the demo crawl: 8 s
 def test_the_demo_crawl_carries_its_columnar_index(tmp_path_factory):
     """Every HTML page of the demo is in its cc_index at the offset and length the generator wrote."""
     import pandas as pd

@@ -97,6 +97,7 @@ def _assert_sorted_within_partitions(out) -> int:
     return len(partitions)
 
 
+@pytest.mark.slow   # every URL of the shared WARC files: 3 s
 def test_every_url_of_the_shared_warc_files_is_keyed_as_common_crawl_keys_it(shared_data, tmp_path):
     files = sorted(glob.glob(f"{shared_data}/warc/**/*.warc.gz", recursive=True)
                    + glob.glob(f"{shared_data}/warc/*.arc.gz")) + [f"{shared_data}/realpages/realpages.warc.gz"]

@@ -173,6 +173,7 @@ def server(served):
     return served[0]
 
 
+@pytest.mark.slow   # waits out a trickle: 3 s
 def test_a_trickling_server_is_truncated_within_its_bounds(server):
     server.faults({f"/{NAME}": [{"trickle": 10, "delay_s": 0.2, "repeat": True}]})     # 50 bytes/s
     policy = retry_policy(**FAST, allow_private_addresses=True, throughput_window_s=1, min_bytes_per_s=100,

@@ -95,6 +95,7 @@ def test_split_is_the_stated_rule():
     assert len(new_generators) == len(new) + len(later)
 
 
+@pytest.mark.slow   # one package unpacked and built per site: 34 s for the 43
 @pytest.mark.parametrize("site", sorted(REGISTRY))
 def test_site_slice_builds_deterministically(site, deb_cache, tmp_path):
     spec = REGISTRY[site]

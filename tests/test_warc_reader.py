@@ -34,6 +34,7 @@ def _check_accounting(rows):
     return file_row
 
 
+@pytest.mark.slow   # every shared WARC file, both readers: 12 s
 @pytest.mark.parametrize("reader", ["warcio", "fastwarc"])
 def test_every_real_file_keeps_the_invariant(shared_data, reader):
     for path in _all_warc_files(shared_data):

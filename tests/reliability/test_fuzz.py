@@ -63,6 +63,7 @@ def _accounting(rows):
     return file_row
 
 
+@pytest.mark.slow   # hundreds of damaged files read: 9 s per reader
 @pytest.mark.parametrize("reader", ["warcio", "fastwarc"])
 @FUZZ
 @given(ops=st.lists(mutation, min_size=1, max_size=4))
@@ -75,6 +76,7 @@ def test_reader_never_raises_on_mutated_bytes(seed_warc, tmp_path, reader, ops):
     assert file_row["responses"] <= 3  # damage never invents more responses than a few phantoms
 
 
+@pytest.mark.slow   # 8 s
 @FUZZ
 @given(data=st.binary(max_size=3000))
 def test_reader_on_arbitrary_bytes(tmp_path, data):
