@@ -5,7 +5,7 @@ cd "$(dirname "$0")"
 ./setup.sh --no-run || exit 1
 [ -x scripts/test-extras.sh ] && { scripts/test-extras.sh || echo "test.sh: optional test tools not all installed (see above)"; }
 if [ "${1:-}" = "--quick" ]; then
-  # the quick tier: unit tests and the Spark tests marked quick (tiny frames on one local session);
+  # the quick tier: unit tests and the Spark tests marked quick (tiny frames on a local session);
   # no cluster, Connect, Airflow or browser runs (markers applied and checked in tests/conftest.py);
   # one pytest-xdist worker per core, at most 4 (each holds its own local SparkSession), whole
   # test files per worker so a module's fixtures are built once
