@@ -15,21 +15,52 @@ SHARED_DATA = Path(os.environ.get("CRAWLPLAN_SHARED_DATA", REPO.parent / "shared
 
 # fixtures that start servers or whole runs: a test using one is never in the quick tier
 HEAVY_FIXTURES = {"spark_cluster", "spark_connect"}
+# session fixtures a pytest-xdist worker would build again for itself, and the test files that use
+# them: test.sh's `--dist loadfile` runs these files on one worker (pytest_xdist_make_scheduler), so
+# the cluster, the Connect server and the demo's reference run start once per test run
+SERVER_FIXTURES = HEAVY_FIXTURES | {"packaged", "demo_local_run"}
+SERVER_FILES = frozenset({"tests/test_cluster.py", "tests/test_cluster_airflow.py", "tests/test_connect.py",
+                          "tests/test_connect_server.py", "tests/test_env_archive.py", "tests/test_ops_targets_run.py"})
 
 
-def pytest_collection_modifyitems(items):
+@pytest.hookimpl(tryfirst=True, optionalhook=True)   # before pytest-xdist's own choice of scheduler
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with the ``SERVER_FILES`` as one file: whole files per worker (a module's
+    fixtures are built once per run), the server files all on one. (pytest-xdist's ``loadgroup``
+    would say it with markers, but its group suffix is lost under pytest 9's node ids.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ServerFilesOnOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "servers" if path in SERVER_FILES else path
+
+    return ServerFilesOnOneWorker(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
     """Every test that needs a SparkSession (directly or through another fixture) carries the
     ``spark`` marker, so ``-m "not spark"`` can be trusted without anyone remembering to mark.
 
     The quick tier (``./test.sh --quick``: ``not slow and (not spark or quick)``) runs the Spark
     tests marked ``quick``: tiny frames on the shared local session. A ``quick`` mark on a test that
-    is also ``slow`` or uses a cluster or Connect server is a mistake the collection refuses."""
+    is also ``slow`` or uses a cluster or Connect server is a mistake the collection refuses, and so
+    is a test using a server fixture outside ``SERVER_FILES``. Under pytest-xdist (``--dist
+    loadfile``) the server files are scheduled first, every worker sorting alike."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if {"spark", "spark_cluster"} & fixtures:
             item.add_marker(pytest.mark.spark)
         if item.get_closest_marker("quick") and (item.get_closest_marker("slow") or HEAVY_FIXTURES & fixtures):
             raise pytest.UsageError(f"{item.nodeid}: marked quick, but slow or on a cluster/Connect server")
+        if SERVER_FIXTURES & fixtures and item.nodeid.split("::", 1)[0] not in SERVER_FILES:
+            raise pytest.UsageError(f"{item.nodeid}: uses {sorted(SERVER_FIXTURES & fixtures)}; add its file to "
+                                    f"SERVER_FILES in tests/conftest.py (one xdist worker runs those files)")
+    if os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("dist") == "loadfile":
+        # the server files go first: their worker holds them all, the other workers fill in around it
+        items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in SERVER_FILES)
 
 
 def _spark_session_alive() -> bool:
