@@ -45,6 +45,8 @@ CANDIDATES = {
         "method": "default", "kind_section_join": True},
     "default, kinds parting one of the crawl's clusters in one section joined (kind_cluster_join true)": {
         "method": "default", "kind_cluster_join": True},
+    "default, no kind parted by its pages' wrapper (kind_wrapper_cut 0, round 27's default)": {
+        "method": "default", "kind_wrapper_cut": 0.0},
     "default, clusters cut by file-name kind marker (marker_cut markers)": {
         "method": "default", "marker_cut": "markers"},
     "default, clusters cut by the case pattern of dotted names (marker_cut shapes)": {

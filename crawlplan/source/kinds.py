@@ -40,7 +40,7 @@ from crawlplan.source.url_kinds import (
 
 # the settings under which a learner's clusters are its kinds, nothing joined: a learner fitted
 # inside another (the kind model, the link-context clustering) reports no kinds of its own
-KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_cross_join": 0.0,
+KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_cross_join": 0.0, "kind_wrapper_cut": 0.0,
                       "kind_folder_join": False, "kind_section_join": False, "kind_cluster_join": False}
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 KIND_LEVELS = ("collapsed", "as_written")
@@ -51,14 +51,7 @@ _STEP_CLASS = re.compile(r"\[([^\]]*)\]")
 def wrapper_blind(bag: Mapping[str, int], share: float = WRAPPER_SHARE) -> dict[str, int]:
     """The bag with the class token dropped from every step that holds more than ``share`` of
     the page's elements (``div[section]`` -> ``div`` on every path below it)."""
-    total = sum(bag.values())
-    held: dict[str, int] = {}
-    for path, n in bag.items():
-        steps = path.split("/")
-        for k in range(2, len(steps) + 1):
-            prefix = "/".join(steps[:k])
-            held[prefix] = held.get(prefix, 0) + n
-    wrappers = {p for p, n in held.items() if n > share * total and "[" in p.rsplit("/", 1)[-1]}
+    wrappers = _wrappers(bag, share)
     if not wrappers:
         return dict(bag)
     out: dict[str, int] = {}
@@ -67,6 +60,56 @@ def wrapper_blind(bag: Mapping[str, int], share: float = WRAPPER_SHARE) -> dict[
         blind = "/".join(step.split("[", 1)[0] if "/".join(steps[:k + 1]) in wrappers else step
                          for k, step in enumerate(steps))
         out[blind] = out.get(blind, 0) + n
+    return out
+
+
+def _wrappers(bag: Mapping[str, int], share: float = WRAPPER_SHARE) -> set[str]:
+    """The path prefixes ending in a classed step that hold more than ``share`` of the page's
+    elements (``/html/body/div[refentry]``)."""
+    total = sum(bag.values())
+    held: dict[str, int] = {}
+    for path, n in bag.items():
+        steps = path.split("/")
+        for k in range(2, len(steps) + 1):
+            prefix = "/".join(steps[:k])
+            held[prefix] = held.get(prefix, 0) + n
+    return {p for p, n in held.items() if n > share * total and "[" in p.rsplit("/", 1)[-1]}
+
+
+def page_wrapper(bag: Mapping[str, int]) -> str | None:
+    """The classed element wrapping most of the page, outermost first (``div[refentry]``), or
+    None: the generator's own name for what the page is."""
+    wrappers = _wrappers(bag)
+    return min(wrappers, key=lambda p: (p.count("/"), p)).rsplit("/", 1)[-1] if wrappers else None
+
+
+def parted_by_wrapper(labels, bags: Sequence[Mapping[str, int]], min_pts: int, share: float) -> np.ndarray:
+    """The kinds with a kind that holds more than ``share`` of the sample's clustered pages parted
+    by the pages' wrapper (:func:`page_wrapper`): each wrapper other than the kind's most common
+    one that wraps at least ``min_pts`` of its pages becomes a kind (a new label); the rest stay.
+
+    Why (``kind_wrapper_cut``): on a site whose pages share one template and one folder, the kind
+    model's one eps can take the whole site for one kind — Csound's manual (a design site, issue
+    30's round 28) puts its opcode entries (``div.refentry``) and its overview and chapter pages
+    (``div.section``) in one kind of 97 % of the sample. The wrapper is the generator's verdict
+    that they are different pages. The levels of one kind that a generator wraps differently
+    (``div.chapter`` / ``div.section``) are joined again by ``kind_join``."""
+    labels = np.asarray(labels, dtype=int)
+    clustered = int((labels != -1).sum())
+    out = labels.copy()
+    following = int(labels.max()) + 1 if len(labels) else 0
+    for kind in sorted(set(labels.tolist()) - {-1}):
+        members = np.flatnonzero(labels == kind)
+        if len(members) <= share * clustered:
+            continue
+        wrapper = {int(i): page_wrapper(bags[i]) for i in members}
+        counts = Counter(wrapper.values())
+        largest = counts.most_common(1)[0][0]
+        for name, n in sorted(counts.items(), key=lambda item: (-item[1], str(item[0]))):
+            if name == largest or n < min_pts:
+                continue
+            out[[i for i, w in wrapper.items() if w == name]] = following
+            following += 1
     return out
 
 
@@ -274,7 +317,8 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     ``kinds: smooth_idf``: the same learner fitted on the same sample with smooth idf is the kind
     model (its clusters are the kinds; the learner's own clusters stay the crawl's states),
     reading the pages' levels by ``kind_levels`` (its own ``state_levels``) and cutting by file
-    name by ``kind_marker_cut`` (its own ``marker_cut``);
+    name by ``kind_marker_cut`` (its own ``marker_cut``), and with ``kind_wrapper_cut`` > 0 a kind
+    over that share of the sample parted by the pages' wrapper (:func:`parted_by_wrapper`);
     ``clusters``: every cluster is a kind. ``kind_join`` > 0 then joins the wrapper variants of
     one kind, within a section (the sample's sections below the site's root folder),
     ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)
@@ -286,6 +330,13 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
         coarse = dataclasses.replace(learner.settings, idf="smooth", state_levels=learner.kind_levels_,
                                      marker_cut=learner.kind_marker_cut_, **KINDS_ARE_CLUSTERS)
         model = type(learner)(coarse).fit(X, urls=urls, links=links, resolve=resolve, navigation=False)
+        if learner.kind_wrapper_cut_ > 0:
+            parted = parted_by_wrapper(model.labels_, bags, learner.min_pts, learner.kind_wrapper_cut_)
+            if (parted != model.labels_).any():   # the kind model's clusters are the kinds: it learns the parts
+                model.labels_ = parted
+                model.n_clusters_ = int(parted.max()) + 1
+                model._fit_knn()
+                model._cluster_stats(model.train_vectors_)
     kinds = learner.labels_ if model is None else model.labels_
     joins: dict[int, int] = {}
     root = folder_root(urls) if urls is not None else "/"

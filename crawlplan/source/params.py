@@ -32,6 +32,8 @@ Two configurations (``method``):
     sitemap reports are a second clustering with smooth idf (a kind's shared template keeps its
     weight where the kind fills the sample), read with a block's nesting level away and with
     the wrapper variants of one section joined (a manual's chapter / section / subsection);
+    ``kind_wrapper_cut`` 0.9: a kind of more than 90 % of the sample (one template, one folder)
+    is parted by the element wrapping each page (DocBook's refentry against its sections);
     the plain-idf clusters stay the crawl's navigation states, whose rows need them finer.
   * ``target_url: family``, ``target_unit: name_part``, ``target_score: paper``: the example's
     folder names its kind where one template renders several (Sphinx's release notes); a crawl
@@ -45,10 +47,10 @@ Two configurations (``method``):
   stay selectable and off (``target_feedback``, ``target_score: rate / yield / likely_first``,
   ``kind_markers: all``, ``link_context: flat``, ``min_cluster_share``, ``idf: smooth``,
   ``kind_folder_join``, ``kind_section_join``, ``kind_cross_join``, ``kind_cluster_join``,
-  ``state_levels: collapsed``, ``target_unit: kind / split_kind``, ``marker_cut: markers /
-  shapes_members``, ``kind_marker_cut: shapes_recurring_members``, ``ucc_recurring: hub``,
-  ``eps_rule: guarded``, ``clusterer: hdbscan``); each one's round and figures: docs/source.md's
-  decision table.
+  ``state_levels: collapsed``, ``target_unit: kind / split_kind``,
+  ``marker_cut: markers / shapes_members``, ``kind_marker_cut: shapes_recurring_members``,
+  ``ucc_recurring: hub``, ``eps_rule: guarded``, ``clusterer: hdbscan``); each one's round and
+  figures: docs/source.md's decision table.
 """
 
 
@@ -122,6 +124,7 @@ class LearnerSettings(Settings):
     kind_folder_join: bool | None
     kind_section_join: bool | None
     kind_cluster_join: bool | None
+    kind_wrapper_cut: float | None
     marker_cut: str | None
     kind_marker_cut: str | None
     unmarked_names: str | None
@@ -425,6 +428,16 @@ class LearnerParams:
         return False if self.kind_cluster_join is None else self.kind_cluster_join
 
     @property
+    def kind_wrapper_cut_(self) -> float:
+        """A kind holding more than this share of the sample's clustered pages is parted by the
+        class of the element wrapping each page (:func:`kinds.parted_by_wrapper`; 0 = off): on a
+        one-template, one-folder site the kind model's eps may take the whole site for one kind
+        (Csound's manual). The paper's preset: off."""
+        if self.kind_wrapper_cut is not None:
+            return float(self.kind_wrapper_cut)
+        return 0.0 if self.method == "paper" else 0.9   # issue 30's round 28 (docs/source.md)
+
+    @property
     def marker_cut_(self) -> str:
         """``markers``: a cluster holding two or more file-name kind markers of a folder is cut
         by marker (:func:`name_cuts.cut_by_marker`) unless the markers are namespaces;
@@ -537,6 +550,9 @@ class LearnerParams:
             raise ValueError(f"kind_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_join!r}")
         if isinstance(self.kind_cross_join, bool) or not 0 <= self.kind_cross_join_ <= 1:
             raise ValueError(f"kind_cross_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_cross_join!r}")
+        if isinstance(self.kind_wrapper_cut, bool) or not 0 <= self.kind_wrapper_cut_ < 1:
+            raise ValueError(f"kind_wrapper_cut must be in [0, 1) (a share of the sample; 0 = off), "
+                             f"got {self.kind_wrapper_cut!r}")
         if isinstance(self.min_cluster_share_, bool) or not 0 <= self.min_cluster_share_ < 1:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:
