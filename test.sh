@@ -6,7 +6,8 @@ cd "$(dirname "$0")"
 [ -x scripts/test-extras.sh ] && { scripts/test-extras.sh || echo "test.sh: optional test tools not all installed (see above)"; }
 # one pytest-xdist worker per core, at most 4 (each holds its own local SparkSession); whole test
 # files per worker so a module's fixtures are built once, and the files that share the cluster,
-# Connect server and demo run on one worker and first (tests/conftest.py: SERVER_FILES; the rest
+# Connect server and demo run in two groups, each on one worker and first (tests/conftest.py:
+# SERVER_GROUPS; the rest
 # in collection order, not largest file first); `-n 0` after the options runs everything in this
 # process (`./test.sh -n 0 --pdb`)
 workers=$(.venv/bin/python -c 'import os; n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(); print(max(1, min(n or 1, 4)))')

@@ -16,28 +16,36 @@ SHARED_DATA = Path(os.environ.get("CRAWLPLAN_SHARED_DATA", REPO.parent / "shared
 # fixtures that start servers or whole runs: a test using one is never in the quick tier
 HEAVY_FIXTURES = {"spark_cluster", "spark_connect"}
 # session fixtures a pytest-xdist worker would build again for itself, and the test files that use
-# them: test.sh's `--dist loadfile` runs these files on one worker (pytest_xdist_make_scheduler), so
-# the cluster, the Connect server and the demo's reference run start once per test run
+# them, in two groups: test.sh's `--dist loadfile` runs each group on one worker
+# (pytest_xdist_make_scheduler), so a server or the demo's reference run starts at most once per
+# group. Two groups, because the server tests are the suite's critical path: the cluster group
+# (the standalone cluster, its Airflow run) and the Connect group (the Connect server's runs) each
+# take a worker of their own; the Connect group pays one more reference run, test_ops_targets_run
+# one more Connect server.
 SERVER_FIXTURES = HEAVY_FIXTURES | {"packaged", "demo_local_run"}
-SERVER_FILES = frozenset({"tests/test_cluster.py", "tests/test_cluster_airflow.py", "tests/test_connect.py",
-                          "tests/test_connect_server.py", "tests/test_env_archive.py", "tests/test_ops_targets_run.py"})
+SERVER_GROUPS = {"tests/test_cluster.py": "servers: cluster", "tests/test_cluster_airflow.py": "servers: cluster",
+                 "tests/test_env_archive.py": "servers: cluster", "tests/test_ops_targets_run.py": "servers: cluster",
+                 "tests/test_connect.py": "servers: connect", "tests/test_connect_server.py": "servers: connect"}
+
+
+def _test_file(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)   # before pytest-xdist's own choice of scheduler
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadfile`` with the ``SERVER_FILES`` as one file: whole files per worker (a module's
-    fixtures are built once per run), the server files all on one. (pytest-xdist's ``loadgroup``
+    """``--dist loadfile`` with each of the ``SERVER_GROUPS`` as one file: whole files per worker (a
+    module's fixtures are built once per run), the files of one server group all on one. (pytest-xdist's ``loadgroup``
     would say it with markers, but its group suffix is lost under pytest 9's node ids.)"""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class ServerFilesOnOneWorker(LoadScopeScheduling):
+    class ServerGroupsOnOneWorkerEach(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return "servers" if path in SERVER_FILES else path
+            return SERVER_GROUPS.get(_test_file(nodeid), _test_file(nodeid))
 
-    return ServerFilesOnOneWorker(config, log)
+    return ServerGroupsOnOneWorkerEach(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -47,20 +55,22 @@ def pytest_collection_modifyitems(config, items):
     The quick tier (``./test.sh --quick``: ``not slow and (not spark or quick)``) runs the Spark
     tests marked ``quick``: tiny frames on the shared local session. A ``quick`` mark on a test that
     is also ``slow`` or uses a cluster or Connect server is a mistake the collection refuses, and so
-    is a test using a server fixture outside ``SERVER_FILES``. Under pytest-xdist (``--dist
-    loadfile``) the server files are scheduled first, every worker sorting alike."""
+    is a test using a server fixture outside the ``SERVER_GROUPS``' files. Under pytest-xdist
+    (``--dist loadfile``) the server groups are scheduled first (one to each of the first workers),
+    every worker sorting alike."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if {"spark", "spark_cluster"} & fixtures:
             item.add_marker(pytest.mark.spark)
         if item.get_closest_marker("quick") and (item.get_closest_marker("slow") or HEAVY_FIXTURES & fixtures):
             raise pytest.UsageError(f"{item.nodeid}: marked quick, but slow or on a cluster/Connect server")
-        if SERVER_FIXTURES & fixtures and item.nodeid.split("::", 1)[0] not in SERVER_FILES:
+        if SERVER_FIXTURES & fixtures and _test_file(item.nodeid) not in SERVER_GROUPS:
             raise pytest.UsageError(f"{item.nodeid}: uses {sorted(SERVER_FIXTURES & fixtures)}; add its file to "
-                                    f"SERVER_FILES in tests/conftest.py (one xdist worker runs those files)")
+                                    f"SERVER_GROUPS in tests/conftest.py (one xdist worker runs a group's files)")
     if os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("dist") == "loadfile":
-        # the server files go first: their worker holds them all, the other workers fill in around it
-        items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in SERVER_FILES)
+        # the server groups go first, the longer (cluster) first: each goes to a worker of its own,
+        # and the workers fill in around them
+        items.sort(key=lambda item: SERVER_GROUPS.get(_test_file(item.nodeid), "~"))
 
 
 def _spark_session_alive() -> bool:
