@@ -334,9 +334,7 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
             parted = parted_by_wrapper(model.labels_, bags, learner.min_pts, learner.kind_wrapper_cut_)
             if (parted != model.labels_).any():   # the kind model's clusters are the kinds: it learns the parts
                 model.labels_ = parted
-                model.n_clusters_ = int(parted.max()) + 1
-                model._fit_knn()
-                model._cluster_stats(model.train_vectors_)
+                model._learn_from_labels()
     kinds = learner.labels_ if model is None else model.labels_
     joins: dict[int, int] = {}
     root = folder_root(urls) if urls is not None else "/"

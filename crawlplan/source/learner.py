@@ -145,15 +145,21 @@ class SitemapLearner(LearnerParams):
         self.labels_ = labels
         self.kind_model_, self.kind_labels_, self.kind_joins_, self.structure_joins_ = \
             fit_kinds(self, X, bags, urls, links, resolve)
-        self.n_clusters_ = int(self.labels_.max() + 1) if n else 0
-        self.outlier_share_ = float(np.mean(self.labels_ == -1))
-        self._fit_knn()
-        self._cluster_stats(Xv)
+        self._learn_from_labels()
         if urls is not None and navigation:
             self.url_kind_clusters_ = url_kind_clusters(urls, self.structural(self.labels_).tolist())
             self.url_families_ = prefix_counts(self.url_kind_clusters_)
             self.fit_navigation(urls, links, resolve=resolve)
         return self
+
+    def _learn_from_labels(self) -> None:
+        """What ``labels_`` decides: the cluster count, the outlier share, the kNN that predicts
+        unseen pages and the clusters' sizes and spread. One place, so a step that relabels a
+        fitted model (the kind model's wrapper cut) leaves it as ``fit`` would."""
+        self.n_clusters_ = int(self.labels_.max() + 1) if len(self.labels_) else 0
+        self.outlier_share_ = float(np.mean(self.labels_ == -1)) if len(self.labels_) else 0.0
+        self._fit_knn()
+        self._cluster_stats(self.train_vectors_)
 
     def _set_vocabulary(self, vocabulary: list[str]) -> None:
         """The XPaths a page is read by, and their column index: set by ``fit``, restored by ``from_json``."""
