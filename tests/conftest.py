@@ -67,9 +67,10 @@ def pytest_collection_modifyitems(config, items):
         if SERVER_FIXTURES & fixtures and _test_file(item.nodeid) not in SERVER_GROUPS:
             raise pytest.UsageError(f"{item.nodeid}: uses {sorted(SERVER_FIXTURES & fixtures)}; add its file to "
                                     f"SERVER_GROUPS in tests/conftest.py (one xdist worker runs a group's files)")
-    if os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("dist") == "loadfile":
+    if os.environ.get("PYTEST_XDIST_WORKER"):
         # the server groups go first, the longer (cluster) first: each goes to a worker of its own,
-        # and the workers fill in around them
+        # and the workers fill in around them. (A worker's own `dist` option reads "no": xdist
+        # resets it there, so the sort cannot ask for loadfile; every worker sorts alike.)
         items.sort(key=lambda item: SERVER_GROUPS.get(_test_file(item.nodeid), "~"))
 
 
