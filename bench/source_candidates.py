@@ -47,6 +47,8 @@ CANDIDATES = {
         "method": "default", "kind_cluster_join": True},
     "default, no kind parted by its pages' wrapper (kind_wrapper_cut 0, round 27's default)": {
         "method": "default", "kind_wrapper_cut": 0.0},
+    "default, no listing names a target where its URL does not (target_listing 0, round 28's default)": {
+        "method": "default", "target_listing": 0.0},
     "default, clusters cut by file-name kind marker (marker_cut markers)": {
         "method": "default", "marker_cut": "markers"},
     "default, clusters cut by the case pattern of dotted names (marker_cut shapes)": {

@@ -141,8 +141,10 @@ class CrawlSimulator:
         if mode == "target":
             if not example:
                 raise ValueError("a target crawl needs an example page URL")
-            feedback = TargetFeedback(self.learner, self.rows, self.target_cluster(example),
-                                      example=self.mirror.resolve(example))
+            page = self.mirror.resolve(example)
+            feedback = TargetFeedback(self.learner, self.rows, self.target_cluster(example), example=page,
+                                      example_kind=int(self.learner.predict_kind([self.mirror.pages[page]])[0]),
+                                      resolve=self.mirror.resolve)
         start = start or self.mirror.entry
         counts: Counter = Counter()
         values = worth = states = None

@@ -26,6 +26,7 @@ from crawlplan.source.features import extract
 from crawlplan.source.folder_cuts import COPY_KEY, cut_by_folder, path_in_section
 from crawlplan.source.kinds import KINDS_ARE_CLUSTERS, cluster_kinds, fit_kinds, joined, levels_collapsed
 from crawlplan.source.link_context import absorb_small_clusters, flat_site_labels
+from crawlplan.source.listings import sample_listings
 from crawlplan.source.name_cuts import MEMBER_CUTS, cut_by_marker, is_recurring, name_part_of
 from crawlplan.source.params import LearnerParams, LearnerSettings
 from crawlplan.source.url_kinds import (
@@ -355,6 +356,9 @@ class SitemapLearner(LearnerParams):
         self.nav_entropy_ = nav.mean_row_entropy(self.navigation_)
         self.cluster_yield_, self.kind_yield_ = nav.sample_yields(
             structural, links, self.navigation_, resolve=resolve)
+        kinds = getattr(self, "kind_labels_", self.labels_)   # a learner put together by hand: its clusters
+        self.listings_ = sample_listings(urls, links, np.asarray(kinds).tolist(), self.min_pts, self.target_listing_,
+                                         resolve=resolve) if self.target_listing_ > 0 else []
         return self
 
     # -- prediction -------------------------------------------------------------------------

@@ -38,6 +38,9 @@ Two configurations (``method``):
   * ``target_url: family``, ``target_unit: name_part``, ``target_score: paper``: the example's
     folder names its kind where one template renders several (Sphinx's release notes); a crawl
     seeks the example's part of a cluster the cut by file name parted.
+  * ``target_listing`` 0.5: where the example's URL names no family (a flat site), the
+    sample's broadest list of links holding the example and mostly of its kind (an index of
+    the kind) names the target instead.
   * ``ucc_unit: kind``, ``balance_weight`` 0.5: a UCC crawl values a cluster by its kind, so a
     kind is not valued by how the structure split it; the full Balance pushed small sites into
     their non-content cluster.
@@ -104,6 +107,7 @@ class LearnerSettings(Settings):
     target_feedback: float | None
     balance_weight: float | None
     target_url: str | None
+    target_listing: float | None
     binary_tf: bool
     max_df: float
     url_merge: float | None
@@ -214,6 +218,16 @@ class LearnerParams:
         if self.target_url is not None:
             return self.target_url
         return "off" if self.method == "paper" else "family"
+
+    @property
+    def target_listing_(self) -> float:
+        """Where the example's URL names no family (``target_url``), a target crawl takes the
+        broadest list of links of one sampled page that holds the example, names at most this
+        share of the URLs the sample knows and whose sampled pages are mostly of the example's
+        kind (:mod:`listings`) for the example's family; 0 = off. The paper's preset: off."""
+        if self.target_listing is not None:
+            return float(self.target_listing)
+        return 0.0 if self.method == "paper" else 0.5   # issue 30's round 29 (docs/source.md)
 
     @property
     def target_score_(self) -> str:
@@ -553,6 +567,9 @@ class LearnerParams:
         if isinstance(self.kind_wrapper_cut, bool) or not 0 <= self.kind_wrapper_cut_ < 1:
             raise ValueError(f"kind_wrapper_cut must be in [0, 1) (a share of the sample; 0 = off), "
                              f"got {self.kind_wrapper_cut!r}")
+        if isinstance(self.target_listing, bool) or not 0 <= self.target_listing_ < 1:
+            raise ValueError(f"target_listing must be in [0, 1) (a share of the URLs the sample knows; 0 = off), "
+                             f"got {self.target_listing!r}")
         if isinstance(self.min_cluster_share_, bool) or not 0 <= self.min_cluster_share_ < 1:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:

@@ -24,8 +24,8 @@ from crawlplan.source import navigation as nav
 # 7: namespace_test, kind_folder_join, kind_section_join; 8: kind_levels; 9: state_levels,
 # target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut;
 # 12: ucc_recurring; 13: unmarked_names; 14: section_copies; 15: structure_joins; 16: kind_marker_cut;
-# 17: kind_cluster_join; 18: kind_wrapper_cut
-FORMAT = "crawlplan.sitemap/18"
+# 17: kind_cluster_join; 18: kind_wrapper_cut; 19: target_listing (the sample's listings)
+FORMAT = "crawlplan.sitemap/19"
 
 
 def _keys_str(table: dict) -> dict:
@@ -61,6 +61,8 @@ def to_dict(learner) -> dict:
         out["authorities"] = _keys_str(learner.authorities_)
         out["cluster_yield"] = {str(i): _keys_str(row) for i, row in learner.cluster_yield_.items()}
         out["kind_yield"] = _keys_str(learner.kind_yield_)
+        out["listings"] = [{"urls": listing["urls"], "kinds": _keys_str(listing["kinds"])}
+                           for listing in learner.listings_]
     out["folder_cuts"] = {"root": learner.folder_root_, "cuts": _keys_str(learner.folder_cuts_)}
     out["marker_cuts"] = _keys_str(learner.marker_cuts_)
     if hasattr(learner, "url_families_"):
@@ -112,6 +114,8 @@ def _stored_state(data: dict) -> dict:
         state["authorities_"] = _ints(data["authorities"])
         state["cluster_yield_"] = {int(i): _ints(row, float) for i, row in data["cluster_yield"].items()}
         state["kind_yield_"] = _ints(data["kind_yield"])
+        state["listings_"] = [{"urls": list(listing["urls"]), "kinds": _ints(listing["kinds"], int)}
+                              for listing in data["listings"]]
     if "url_families" in data:
         state["url_families_"] = {family: {prefix: int(n) for prefix, n in prefixes.items()}
                                   for family, prefixes in data["url_families"].items()}

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from crawlplan.source import navigation as nav
 from crawlplan.source.kinds import UNITS
+from crawlplan.source.listings import example_listing
 from crawlplan.source.name_cuts import sought_parts
 from crawlplan.source.url_kinds import (
     FAMILY_MAX_SHARE,
@@ -76,7 +77,8 @@ class TargetFeedback:
     classes of the example's package among all classes) the cluster still defines the target.
     """
 
-    def __init__(self, learner, rows: dict, target: int, example: str | None = None):
+    def __init__(self, learner, rows: dict, target: int, example: str | None = None, *,
+                 example_kind: int | None = None, resolve: Callable[[str], str | None] | None = None):
         self.rows, self.target = rows, target
         self.targets = target_clusters(learner, target)
         self.alpha = learner.alpha_target
@@ -94,6 +96,10 @@ class TargetFeedback:
                 self._name_part = functools.partial(_sought_part, learner, section, sought_parts(cuts[section]))
                 self.part = self._name_part(example)
         self.family = example_family(learner, example, self.targets)
+        # where the URL names no family, the sample's index of the example's kind may (target_listing)
+        self.listing = example_listing(getattr(learner, "listings_", ()), example, example_kind) \
+            if self.family is None and example else None
+        self._resolve = resolve
         self.family_is_target = _family_holds_target(learner, self.family, self.targets)
         family = self.family if self.family_is_target else None
         self.hubs = hub_worth(learner, self.targets, family, normalise=self.mode != "rate")
@@ -103,7 +109,13 @@ class TargetFeedback:
             if self.mode == "likely_first" else None
 
     def in_family(self, url: str | None) -> bool:
-        return self.family is not None and url is not None and url in self.family and not self.other_part(url)
+        """Whether the page at ``url`` is in the example's family: its URL family, or where the
+        URL names none, the sample's listing of the example's kind (``listing``)."""
+        if url is None or self.other_part(url):
+            return False
+        if self.listing is not None:
+            return ((self._resolve(url) if self._resolve else None) or url) in self.listing
+        return self.family is not None and url in self.family
 
     def other_part(self, url: str | None) -> bool:
         """Whether the page at ``url`` — fetched or not — is of another part than the example's
