@@ -61,8 +61,7 @@ def to_dict(learner) -> dict:
         out["authorities"] = _keys_str(learner.authorities_)
         out["cluster_yield"] = {str(i): _keys_str(row) for i, row in learner.cluster_yield_.items()}
         out["kind_yield"] = _keys_str(learner.kind_yield_)
-        out["listings"] = [{"urls": listing["urls"], "kinds": _keys_str(listing["kinds"])}
-                           for listing in learner.listings_]
+        out["listings"] = _listings_to_dict(learner.listings_)
     out["folder_cuts"] = {"root": learner.folder_root_, "cuts": _keys_str(learner.folder_cuts_)}
     out["marker_cuts"] = _keys_str(learner.marker_cuts_)
     if hasattr(learner, "url_families_"):
@@ -71,6 +70,21 @@ def to_dict(learner) -> dict:
         out["url_kind_clusters"] = {family: {prefix: _keys_str(by_cluster) for prefix, by_cluster in prefixes.items()}
                                     for family, prefixes in learner.url_kind_clusters_.items()}
     return out
+
+
+def _listings_to_dict(listings: list[dict]) -> dict:
+    """The sample's listings with each URL written once: the listings of a site share most of
+    their URLs (a third of a javadoc sitemap's size when each listing spelled them out)."""
+    urls = sorted({u for listing in listings for u in listing["urls"]})
+    index = {u: i for i, u in enumerate(urls)}
+    return {"urls": urls, "lists": [{"urls": [index[u] for u in listing["urls"]], "kinds": _keys_str(listing["kinds"])}
+                                    for listing in listings]}
+
+
+def _listings_from_dict(data: dict) -> list[dict]:
+    urls = data["urls"]
+    return [{"urls": [urls[i] for i in listing["urls"]], "kinds": _ints(listing["kinds"], int)}
+            for listing in data["lists"]]
 
 
 def read(data) -> tuple[dict, dict | None, dict]:
@@ -114,8 +128,7 @@ def _stored_state(data: dict) -> dict:
         state["authorities_"] = _ints(data["authorities"])
         state["cluster_yield_"] = {int(i): _ints(row, float) for i, row in data["cluster_yield"].items()}
         state["kind_yield_"] = _ints(data["kind_yield"])
-        state["listings_"] = [{"urls": list(listing["urls"]), "kinds": _ints(listing["kinds"], int)}
-                              for listing in data["listings"]]
+        state["listings_"] = _listings_from_dict(data["listings"])
     if "url_families" in data:
         state["url_families_"] = {family: {prefix: int(n) for prefix, n in prefixes.items()}
                                   for family, prefixes in data["url_families"].items()}
