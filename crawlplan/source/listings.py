@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from crawlplan.source.features import links_by_apath
+from crawlplan.source.navigation import page_rows
 from crawlplan.source.url_kinds import MOSTLY
 
 
@@ -33,19 +33,15 @@ def sample_listings(urls: Sequence[str], links: Sequence, kinds: Sequence[int], 
     links), and at least ``min_pts`` of them sampled pages; each once. ``kinds``: the sampled
     pages' kinds. Returns ``[{"urls": [...], "kinds": {kind: sampled pages}}]``."""
     kind_of = {u: int(k) for u, k in zip(urls, kinds)}
-    rows = []
+    rows: dict[frozenset, None] = {}   # each list once, in the order first seen
     known = set(urls)
-    for page_links in links:
-        for targets in links_by_apath(page_links).values():
-            resolved = list(dict.fromkeys((resolve(t) or t) if resolve else t for t in targets))
-            known.update(resolved)
-            rows.append(resolved)
-    out, seen = [], set()
-    for resolved in rows:
-        key = frozenset(resolved)
-        if key in seen or len(key) < min_pts or len(key) > share * len(known):
+    for _kind, _apath, targets in page_rows(kinds, links, resolve):
+        known.update(targets)
+        rows[frozenset(targets)] = None
+    out = []
+    for key in rows:
+        if len(key) < min_pts or len(key) > share * len(known):
             continue
-        seen.add(key)
         kinds_in = Counter(kind_of[u] for u in key if u in kind_of)
         if sum(kinds_in.values()) >= min_pts:
             out.append({"urls": sorted(key), "kinds": dict(kinds_in)})

@@ -23,9 +23,10 @@ HITS_ITERATIONS = 100
 SCORINGS = ("full", "no_dsim", "no_balance", "info_only", "dsim_balance")
 
 
-def _page_rows(labels: list[int], links, resolve=None):
+def page_rows(labels: list[int], links, resolve=None):
     """(cluster, Apath, U(p, x)) for every sampled page and Apath, links resolved inside the
-    mirror (a redirect and its target are one page) and de-duplicated."""
+    mirror (a redirect and its target are one page) and de-duplicated: the rows of the navigation
+    table and the sample's listings (:mod:`listings`)."""
     for lab, page_links in zip(labels, links):
         for apath, targets in links_by_apath(page_links).items():
             if resolve is not None:
@@ -36,7 +37,7 @@ def _page_rows(labels: list[int], links, resolve=None):
 def navigation_counts(urls: list[str], labels: list[int], links, label_of: dict[str, int],
                       resolve=None) -> NavTable:
     out: dict[tuple[int, str], Counter] = defaultdict(Counter)
-    for lab, apath, targets in _page_rows(labels, links, resolve):
+    for lab, apath, targets in page_rows(labels, links, resolve):
         known = [label_of[t] for t in targets if t in label_of]
         if not known:
             continue
@@ -69,7 +70,7 @@ def sample_yields(labels: list[int], links, counts: NavTable,
     pages: Counter = Counter(int(c) for c in labels)
     total: Counter = Counter()
     distinct: dict[tuple[int, str], set] = defaultdict(set)
-    for lab, apath, targets in _page_rows(labels, links, resolve):
+    for lab, apath, targets in page_rows(labels, links, resolve):
         total[(lab, apath)] += len(targets)
         distinct[(lab, apath)].update(targets)
     clusters: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
