@@ -108,4 +108,6 @@ CANDIDATES = {
         "method": "default", "kind_cross_join": 0.9},
     "default, kinds of different sections joined at cosine 0.85 (kind_cross_join 0.85)": {
         "method": "default", "kind_cross_join": 0.85},
+    "default, no section's kind joined to a root-folder kind (kind_root_join 0, round 29's default)": {
+        "method": "default", "kind_root_join": 0},
 }

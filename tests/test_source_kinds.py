@@ -88,6 +88,29 @@ def test_levels_of_one_kind_join_and_another_inner_structure_stays_apart():
     assert join_wrapper_variants(labels, bags, sections, 0.9, across=1.0) == {0: 0, 1: 1, 2: 1, 3: 3}
 
 
+
+def test_a_sections_kind_joins_a_larger_kind_of_the_root_folder_and_no_other():
+    """``kind_root_join``: guides in the manual's root and a few in a folder per topic are one
+    kind; a section that outnumbers the root's kind, or two sections, keep the cut's verdict."""
+    rng = random.Random(5)
+    root_guides = [_node(rng, "chapter", 2) for _ in range(12)]
+    topic_guides = [_node(rng, "section", 3) for _ in range(5)]
+    indexes = [_index(rng, "section") for _ in range(5)]
+    bags = root_guides + topic_guides + indexes
+    labels = [0] * 12 + [1] * 5 + [2] * 5
+    sections = [""] * 12 + ["rewrite"] * 5 + ["rewrite"] * 5
+    assert join_wrapper_variants(labels, bags, sections, 0.9) == {0: 0, 1: 1, 2: 2}   # the cut stands
+    assert join_wrapper_variants(labels, bags, sections, 0.9, into_root=0.85) == {0: 0, 1: 0, 2: 2}
+    assert join_wrapper_variants(labels, bags, sections, 0.0, into_root=0.85) == {0: 0, 1: 0, 2: 2}
+    # the section's kind outnumbers the root's: the section is the kind's home, nothing joins
+    few_at_root = [""] * 3 + ["how-to"] * 9 + ["how-to"] * 5 + ["rewrite"] * 5
+    labels_few = [0] * 3 + [1] * 9 + [1] * 5 + [2] * 5
+    assert join_wrapper_variants(labels_few, bags, few_at_root, 0.9, into_root=0.85) == {0: 0, 1: 1, 2: 2}
+    # two sections, none the root: only kind_cross_join joins them
+    two_sections = ["guide"] * 12 + ["rewrite"] * 10
+    assert join_wrapper_variants(labels, bags, two_sections, 0.9, into_root=0.85) == {0: 0, 1: 1, 2: 2}
+    assert join_wrapper_variants(labels, bags, two_sections, 0.9, across=0.85)[1] == 0
+
 def test_the_learner_reports_one_kind_for_a_manuals_levels_and_keeps_its_clusters():
     bags, kinds, urls = _manual(seed=3)
     joined = sitemap_learner().fit(bags, urls=urls, links=[[] for _ in bags])
@@ -223,6 +246,10 @@ def test_kind_join_presets_and_checks():
     for bad in (-0.1, 1.5, True):
         with pytest.raises(ValueError, match="kind_cross_join must be in"):
             sitemap_learner(kind_cross_join=bad).validate()
+    assert sitemap_learner().kind_root_join_ == 0.85 and sitemap_learner(method="paper").kind_root_join_ == 0.0
+    for bad in (-0.1, 1.5, True):
+        with pytest.raises(ValueError, match="kind_root_join must be in"):
+            sitemap_learner(kind_root_join=bad).validate()
 
 
 @pytest.mark.parametrize("kinds", ["clusters", "smooth_idf"])

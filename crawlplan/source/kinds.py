@@ -40,8 +40,8 @@ from crawlplan.source.url_kinds import (
 
 # the settings under which a learner's clusters are its kinds, nothing joined: a learner fitted
 # inside another (the kind model, the link-context clustering) reports no kinds of its own
-KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_cross_join": 0.0, "kind_wrapper_cut": 0.0,
-                      "kind_folder_join": False, "kind_section_join": False, "kind_cluster_join": False}
+KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_cross_join": 0.0, "kind_root_join": 0.0,
+                      "kind_wrapper_cut": 0.0, "kind_folder_join": False, "kind_section_join": False, "kind_cluster_join": False}
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 KIND_LEVELS = ("collapsed", "as_written")
 _LEVEL_NUMBER = re.compile(r"(?<=[a-z])[0-9]+\b")   # sect2 -> sect, toctree-l3 -> toctree-l
@@ -157,11 +157,21 @@ def _centroid(bags: Sequence[Mapping[str, int]]) -> dict[str, float]:
 
 
 def join_wrapper_variants(labels: Sequence[int], bags: Sequence[Mapping[str, int]],
-                          sections: Sequence[str | None], threshold: float, across: float = 0.0) -> dict[int, int]:
+                          sections: Sequence[str | None], threshold: float, across: float = 0.0,
+                          into_root: float = 0.0) -> dict[int, int]:
     """{kind: the kind it joins} for every kind (-1, the outliers, excluded): kinds whose
     wrapper-blind centroids have cosine >= ``threshold`` and whose pages mostly lie in one and
     the same section are one kind, named by the smallest label among them; with ``across`` > 0
-    (``kind_cross_join``) so are kinds of different sections with cosine >= ``across``."""
+    (``kind_cross_join``) so are kinds of different sections with cosine >= ``across``; with
+    ``into_root`` > 0 (``kind_root_join``) a kind of a section joins a kind of the site's root
+    folder (section '') that holds more of the sample's pages, at cosine >= ``into_root``.
+
+    Why the root and the size: a manual that keeps most of its guides in its root folder and a
+    few in a folder per topic (an Apache manual's ``rewrite/``, ``vhosts/``) has one kind the
+    cut by section split; a site whose sections are its kinds (CMake's ``command/``,
+    ``variable/``) keeps few pages in its root, and where a section's kind outnumbers the root's
+    (pytest's how-to guides against its root's site pages, one Sphinx template) the section is
+    the kind's home and the root's pages are another kind."""
     members: dict[int, list[int]] = {}
     for i, label in enumerate(labels):
         if label != -1:
@@ -170,12 +180,20 @@ def join_wrapper_variants(labels: Sequence[int], bags: Sequence[Mapping[str, int
     centroid = {k: _centroid([wrapper_blind(bags[i]) for i in members[k]]) for k in kinds}
     section = {k: Counter(sections[i] for i in members[k]).most_common(1)[0][0] for k in kinds}
 
+    def limit(a: int, b: int) -> float:
+        if section[a] == section[b]:
+            return threshold
+        root, other = (a, b) if section[a] == "" else (b, a)
+        if into_root > 0 and section[root] == "" and len(members[root]) > len(members[other]):
+            return min(into_root, across) if across > 0 else into_root
+        return across
+
     def alike(a: int, b: int) -> bool:
-        limit = threshold if section[a] == section[b] else across
-        if limit <= 0:
+        least = limit(a, b)
+        if least <= 0:
             return False
         small, large = sorted((centroid[a], centroid[b]), key=len)
-        return sum(v * large.get(p, 0.0) for p, v in small.items()) >= limit
+        return sum(v * large.get(p, 0.0) for p, v in small.items()) >= least
 
     return _union(((a, b) for i, a in enumerate(kinds) for b in kinds[i + 1:] if alike(a, b)), kinds)
 
@@ -320,7 +338,8 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     name by ``kind_marker_cut`` (its own ``marker_cut``), and with ``kind_wrapper_cut`` > 0 a kind
     over that share of the sample parted by the pages' wrapper (:func:`parted_by_wrapper`);
     ``clusters``: every cluster is a kind. ``kind_join`` > 0 then joins the wrapper variants of
-    one kind, within a section (the sample's sections below the site's root folder),
+    one kind, within a section (the sample's sections below the site's root folder), and
+    ``kind_root_join`` > 0 a section's kind to a larger kind of the root folder,
     ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)
     and ``kind_section_join`` the kinds of one section the cut found a kind
     (:func:`join_by_section`), ``kind_cluster_join`` the kinds that part one of the crawl's
@@ -342,8 +361,9 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     if urls is not None and getattr(model or learner, "marker_cuts_", None):
         sections = marker_sections(sections, kinds, urls, (model or learner).marker_cuts_,
                                    (model or learner).marker_cut_)
-    if learner.kind_join_ > 0 or learner.kind_cross_join_ > 0:
-        joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_, learner.kind_cross_join_)
+    if learner.kind_join_ > 0 or learner.kind_cross_join_ > 0 or learner.kind_root_join_ > 0:
+        joins = join_wrapper_variants(kinds.tolist(), bags, sections, learner.kind_join_, learner.kind_cross_join_,
+                                      learner.kind_root_join_)
     structure_joins = dict(joins)
     if learner.kind_folder_join_ and urls is not None:
         joins = _then(kinds, joins, join_by_folder_name(joined(kinds, joins).tolist(), urls))

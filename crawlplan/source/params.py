@@ -35,6 +35,9 @@ Two configurations (``method``):
     ``kind_wrapper_cut`` 0.9: a kind of more than 90 % of the sample (one template, one folder)
     is parted by the element wrapping each page (DocBook's refentry against its sections);
     the plain-idf clusters stay the crawl's navigation states, whose rows need them finer.
+  * ``kind_root_join`` 0.85: a kind of a section joins a larger kind of the site's root folder
+    of the same template (wrapper-blind cosine): guides kept in the root and a few in a folder
+    per topic are one kind, which the cut by section had split.
   * ``target_url: family``, ``target_unit: name_part``, ``target_score: paper``: the example's
     folder names its kind where one template renders several (Sphinx's release notes); a crawl
     seeks the example's part of a cluster the cut by file name parted.
@@ -125,6 +128,7 @@ class LearnerSettings(Settings):
     kinds: str | None
     kind_join: float | None
     kind_cross_join: float | None
+    kind_root_join: float | None
     kind_folder_join: bool | None
     kind_section_join: bool | None
     kind_cluster_join: bool | None
@@ -400,6 +404,15 @@ class LearnerParams:
         return 0.0 if self.kind_cross_join is None else float(self.kind_cross_join)
 
     @property
+    def kind_root_join_(self) -> float:
+        """A kind of a section joins a larger kind of the site's root folder whose wrapper-blind
+        centroid has at least this cosine (:func:`kinds.join_wrapper_variants`: a manual's guides
+        in its root and a few in a folder per topic); 0 = off (the paper)."""
+        if self.kind_root_join is not None:
+            return float(self.kind_root_join)
+        return 0.0 if self.method == "paper" else 0.85   # issue 30's round 30 (docs/source.md)
+
+    @property
     def kind_levels_(self) -> str:
         """How the kind model reads a page's XPaths: ``collapsed``, a block's nesting level read
         away (``div[sect1]/div[sect2]`` -> ``div[sect]``: :func:`kinds.levels_collapsed`), or
@@ -564,6 +577,8 @@ class LearnerParams:
             raise ValueError(f"kind_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_join!r}")
         if isinstance(self.kind_cross_join, bool) or not 0 <= self.kind_cross_join_ <= 1:
             raise ValueError(f"kind_cross_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_cross_join!r}")
+        if isinstance(self.kind_root_join, bool) or not 0 <= self.kind_root_join_ <= 1:
+            raise ValueError(f"kind_root_join must be in [0, 1] (a cosine; 0 = off), got {self.kind_root_join!r}")
         if isinstance(self.kind_wrapper_cut, bool) or not 0 <= self.kind_wrapper_cut_ < 1:
             raise ValueError(f"kind_wrapper_cut must be in [0, 1) (a share of the sample; 0 = off), "
                              f"got {self.kind_wrapper_cut!r}")
