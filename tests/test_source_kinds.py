@@ -88,7 +88,6 @@ def test_levels_of_one_kind_join_and_another_inner_structure_stays_apart():
     assert join_wrapper_variants(labels, bags, sections, 0.9, across=1.0) == {0: 0, 1: 1, 2: 1, 3: 3}
 
 
-
 def test_a_sections_kind_joins_a_larger_kind_of_the_root_folder_and_no_other():
     """``kind_root_join``: guides in the manual's root and a few in a folder per topic are one
     kind; a section that outnumbers the root's kind, or two sections, keep the cut's verdict."""
@@ -110,6 +109,7 @@ def test_a_sections_kind_joins_a_larger_kind_of_the_root_folder_and_no_other():
     two_sections = ["guide"] * 12 + ["rewrite"] * 10
     assert join_wrapper_variants(labels, bags, two_sections, 0.9, into_root=0.85) == {0: 0, 1: 1, 2: 2}
     assert join_wrapper_variants(labels, bags, two_sections, 0.9, across=0.85)[1] == 0
+
 
 def test_the_learner_reports_one_kind_for_a_manuals_levels_and_keeps_its_clusters():
     bags, kinds, urls = _manual(seed=3)

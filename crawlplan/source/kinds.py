@@ -41,7 +41,8 @@ from crawlplan.source.url_kinds import (
 # the settings under which a learner's clusters are its kinds, nothing joined: a learner fitted
 # inside another (the kind model, the link-context clustering) reports no kinds of its own
 KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_cross_join": 0.0, "kind_root_join": 0.0,
-                      "kind_wrapper_cut": 0.0, "kind_folder_join": False, "kind_section_join": False, "kind_cluster_join": False}
+                      "kind_wrapper_cut": 0.0, "kind_folder_join": False, "kind_section_join": False,
+                      "kind_cluster_join": False}
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 KIND_LEVELS = ("collapsed", "as_written")
 _LEVEL_NUMBER = re.compile(r"(?<=[a-z])[0-9]+\b")   # sect2 -> sect, toctree-l3 -> toctree-l
