@@ -108,6 +108,8 @@ CANDIDATES = {
         "method": "default", "kind_cross_join": 0.9},
     "default, kinds of different sections joined at cosine 0.85 (kind_cross_join 0.85)": {
         "method": "default", "kind_cross_join": 0.85},
+    "default, no kinds joined by a numbered file name (kind_numbered_join false, round 30's default)": {
+        "method": "default", "kind_numbered_join": False},
     "default, no section's kind joined to a root-folder kind (kind_root_join 0, round 29's default)": {
         "method": "default", "kind_root_join": 0},
 }

@@ -1,4 +1,4 @@
-"""``kind_join``, ``kind_folder_join``, ``kind_levels`` and ``state_levels`` (crawlplan/source/kinds.py): hand-made manuals, makeinfo-shaped
+"""``kind_join``, ``kind_folder_join``, ``kind_numbered_join``, ``kind_levels`` and ``state_levels`` (crawlplan/source/kinds.py): hand-made manuals, makeinfo-shaped
 node pages whose body is wrapped in ``div.chapter``, ``div.section`` or ``div.subsection`` by level, beside an
 index of another inner structure under the same wrappers; DocBook-shaped section pages that nest sub-sections."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from settings_support import sitemap_learner
 
 from crawlplan.source.kinds import (
     join_by_folder_name,
+    join_by_numbered_name,
     join_by_section,
     join_within_clusters,
     join_wrapper_variants,
@@ -175,6 +177,68 @@ def test_the_learner_joins_kinds_by_folder_name_only_when_asked():
     assert again.structure_joins_ == on.structure_joins_ and again.ucc_states().unit_of == on.ucc_states().unit_of
 
 
+def _fpdoc_site(rng: random.Random, units: int = 8):
+    """fpdoc-shaped: every unit's folder holds ``index.html`` (the overview), ``index-1.html``
+    (its classes, a table) and ``index-2.html`` (its procedures, a list), numbered pieces of one
+    unit index, beside six class pages, each with its numbered member list."""
+    frame = {"/html/body": 1, "/html/body/div[header]/a": 3, "/html/body/div[footer]/p": 1}
+    pieces = {"index": {"/html/body/p[unit]": 1, "/html/body/p[unit]/a": 4},
+              "index-1": {"/html/body/table[classes]/tr": 1, "/html/body/table[classes]/tr/td/a": 1},
+              "index-2": {"/html/body/ul[procs]/li": 1, "/html/body/ul[procs]/li/a": 1}}
+    bags, urls, truth = [], [], []
+    for u in range(units):
+        folder = f"https://lcl.example.org/lcl/unit{u}/"
+        for name, inner in pieces.items():
+            bags.append({**frame, **{p: n * rng.randint(4, 30) for p, n in inner.items()}})
+            urls.append(f"{folder}{name}.html")
+            truth.append("unit_index")
+        for c in range(6):
+            bags.append({**frame, "/html/body/h1[cls]": 1, "/html/body/pre[decl]": 1,
+                         "/html/body/p[descr]": rng.randint(2, 8)})
+            urls.append(f"{folder}tclass{c}.html")
+            truth.append("identifier")
+    return bags, urls, truth
+
+
+def test_kinds_one_numbered_file_name_names_are_one_kind():
+    """``kind_numbered_join``: kinds made mostly of one numbered family's pieces join; a family
+    too small, or a kind that merely holds a few of its pages, names nothing."""
+    urls = [f"https://lcl.example.org/lcl/u{u}/{name}.html" for u in range(6) for name in ("index", "index-4", "index-8")]
+    labels = [0, 1, 2] * 6                                        # the three pieces, three kinds
+    assert join_by_numbered_name(labels, urls, min_pts=4) == {0: 0, 1: 0, 2: 0}
+    assert join_by_numbered_name(labels, urls, min_pts=10) == {}  # 18 pages: not two kinds' worth of 10
+    # a kind whose pages are mostly something else (class pages) keeps them: half is not more than half
+    classes = [f"https://lcl.example.org/lcl/u{u}/tclass{c}.html" for u in range(6) for c in range(2)]
+    assert join_by_numbered_name(labels + [2] * 12, urls + classes, min_pts=4) == {0: 0, 1: 0}
+    # chapters numbered in one folder; the table of contents beside them has no number
+    chapters = [f"https://www.example.org/manual/gettext_{i}.html" for i in range(1, 13)] + [
+        "https://www.example.org/manual/gettext_toc.html", "https://www.example.org/manual/gettext_abt.html"]
+    assert join_by_numbered_name([0] * 8 + [1] * 4 + [1, 1], chapters, min_pts=4) == {0: 0, 1: 0}
+    unnumbered = [f"https://www.example.org/manual/gettext_{name}.html" for name in ("fot", "ovr")]
+    assert join_by_numbered_name([0] * 8 + [1] * 6, chapters[:10] + chapters[12:] + unnumbered,
+                                 min_pts=4) == {}                 # kind 1: 2 chapters of its 6 pages
+    assert join_by_numbered_name([-1] * 18, urls, min_pts=4) == {}
+
+
+def test_the_learner_joins_kinds_by_numbered_name_by_default_and_not_in_the_paper():
+    bags, urls, truth = _fpdoc_site(random.Random(3))
+    off = sitemap_learner(kind_numbered_join=False).fit(bags, urls=urls, links=[[] for _ in bags])
+    on = sitemap_learner().fit(bags, urls=urls, links=[[] for _ in bags])
+    def kinds_of(learner, page_type):
+        return {k for k, t in zip(learner.kind_labels_.tolist(), truth) if t == page_type}
+
+    assert len(kinds_of(off, "unit_index")) == 3 and len(kinds_of(on, "unit_index")) == 1   # the pieces, one kind
+    assert kinds_of(on, "identifier") == kinds_of(off, "identifier")
+    assert not kinds_of(on, "identifier") & kinds_of(on, "unit_index")
+    assert (off.labels_ == on.labels_).all()                               # the crawl's states stay apart
+    assert on.structure_joins_ == off.kind_joins_                          # and so do a UCC crawl's units
+    again = SitemapLearner.from_json(on.to_json())
+    assert (again.predict_kind(bags[:3], urls=urls[:3]) == on.kind_labels_[:3]).all()
+    assert sitemap_learner().kind_numbered_join_ is True and sitemap_learner(method="paper").kind_numbered_join_ is False
+    with pytest.raises(ValueError, match="kind_numbered_join must be true or false"):
+        sitemap_learner(kind_numbered_join="yes").validate()
+
+
 def test_kinds_of_one_kind_section_join_and_namespaces_do_not():
     """Python-shaped: ``c-api/`` is a section the cut gave a part of its own, and two kinds (API
     pages, a few prose pages) lie in it: one kind. ``org/`` and ``junit/``, left together by the
@@ -223,7 +287,8 @@ def test_gettexts_chapters_one_kind_when_the_kinds_may_not_part_a_crawl_cluster_
     site = "www.gnu.org"
     mirror = built_site_mirror(site)
     typer = site_specs(build_sites.site_types())[site].typer
-    fitted = {on: train_site(mirror, sitemap_settings(method="default", kind_cluster_join=on)) for on in (False, True)}
+    fitted = {on: train_site(mirror, sitemap_settings(method="default", kind_cluster_join=on, kind_numbered_join=False))
+              for on in (False, True)}   # round 31's numbered join, the default, joins the chapters too
     (off, sample), (on, sample_on) = fitted[False], fitted[True]
     assert sample == sample_on and (off.labels_ == on.labels_).all()
     chapters = [i for i, u in enumerate(sample) if typer(u) == "manual_chapter"]
@@ -357,3 +422,37 @@ def test_state_levels_collapsed_makes_the_sections_one_crawl_state():
     assert again.state_levels_ == "collapsed" and (again.predict(fresh, urls=fresh_urls) == predicted).all()
     with pytest.raises(ValueError, match="state_levels must be one of"):
         sitemap_learner(state_levels="flat").validate()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("site, page_type", [("lazarus-ccr.sourceforge.io", "unit_index"), ("www.gnu.org", "manual_chapter")])
+def test_a_numbered_familys_pieces_are_one_kind_on_the_built_sites(site, page_type):
+    """The two design sites round 31 was designed on: the LCL's unit indexes (``index.html`` to
+    ``index-8.html`` in every unit's folder, three kinds by structure) and gettext's chapters
+    (``gettext_N.html``, two kinds) are one kind with ``kind_numbered_join``, the default; the
+    crawl's clusters are untouched and a sitemap read back from JSON predicts the same kinds."""
+    import build_sites
+    from settings_support import sitemap_settings
+    from test_source_guard import built_site_mirror
+
+    from crawlplan.source.evaluate import clustering_scores
+    from crawlplan.source.experiment import site_specs, train_site
+
+    mirror = built_site_mirror(site)
+    typer = site_specs(build_sites.site_types())[site].typer
+    (off, sample), (on, sample_on) = (train_site(mirror, sitemap_settings(method="default", kind_numbered_join=joined))
+                                      for joined in (False, True))
+    assert sample == sample_on and (off.labels_ == on.labels_).all()
+    pieces = [i for i, u in enumerate(sample) if typer(u) == page_type]
+
+    def kinds_holding_pieces(learner) -> int:   # kinds of at least minPts of the pieces
+        held = Counter(learner.kind_labels_[i] for i in pieces)
+        return sum(n >= learner.min_pts for n in held.values())
+
+    assert kinds_holding_pieces(off) >= 2 and kinds_holding_pieces(on) == 1
+    types = [typer(u) for u in sample]
+    f = {name: clustering_scores(types, m.kind_labels_.tolist(), m.min_pts)["micro_f"] for name, m in (("off", off), ("on", on))}
+    assert f["on"] > f["off"] + 0.05, f
+    again = SitemapLearner.from_json(on.to_json())
+    pages = [mirror.pages[u] for u in sample]
+    assert (again.predict_kind(pages, urls=sample) == on.predict_kind(pages, urls=sample)).all()

@@ -64,7 +64,7 @@ def test_site_pages_then_sitemaps(spark, warc, tmp_path):
     assert sm["site"].tolist() == [HOST] and sm["error"].isna().all()
     assert sm["n_clusters"].iloc[0] >= 3
     model = json.loads(sm["model_json"].iloc[0])
-    assert model["format"] == "crawlplan.sitemap/20"
+    assert model["format"] == "crawlplan.sitemap/21"
     pc = out["page_clusters"].toPandas()
     assert len(pc) == len(forum_pages()) and pc["in_training"].any()
     ev = out["site_eval"].toPandas()

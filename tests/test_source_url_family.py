@@ -8,7 +8,13 @@ from settings_support import sitemap_learner
 from crawlplan.source import navigation as nav
 from crawlplan.source.learner import SitemapLearner
 from crawlplan.source.target import TargetFeedback, example_family
-from crawlplan.source.url_kinds import kind_markers, name_prefix, url_family, url_family_counts
+from crawlplan.source.url_kinds import (
+    kind_markers,
+    name_prefix,
+    numbered_families,
+    url_family,
+    url_family_counts,
+)
 
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
          "sigma tau upsilon phi chi psi omega").split()
@@ -46,6 +52,17 @@ def test_url_family_is_folder_depth_and_query_keys():
 def test_name_prefix_is_the_leading_word_of_the_name(name, prefix):
     assert name_prefix(f"https://s.org/docs/{name}") == prefix
     assert name_prefix(f"https://s.org/docs/{name}?page=2#top") == prefix
+
+
+def test_numbered_families_are_the_word_a_file_name_numbers():
+    """The pieces of one numbered thing across folders; the bare name only beside its pieces."""
+    urls = ["https://s.org/lcl/a/index.html", "https://s.org/lcl/a/index-4.html", "https://s.org/lcl/b/index-8.html",
+            "https://s.org/lcl/c/index.html", "https://s.org/m/gettext_16.html", "https://s.org/m/gettext_toc.html",
+            "https://s.org/r/release-9-5-3.html", "https://s.org/r/release-7.0.0.html", "https://s.org/GEN01.html",
+            "https://s.org/d/a00012.html", "https://s.org/releases/1.0.html", "https://s.org/u/usr_01.txt.html",
+            "https://s.org/u/page.php?id=2", "", "http://[::1/x-1.html"]
+    assert numbered_families(urls) == ["index", "index", "index", None, "gettext", None, "release", "release", "GEN",
+                                       None, None, None, None, None, None]
 
 
 def test_target_crawl_takes_the_example_url_family():

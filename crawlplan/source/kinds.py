@@ -35,14 +35,15 @@ from crawlplan.source.url_kinds import (
     MOSTLY,
     folder_parts,
     folder_root,
+    numbered_families,
     top_folder,
 )
 
 # the settings under which a learner's clusters are its kinds, nothing joined: a learner fitted
 # inside another (the kind model, the link-context clustering) reports no kinds of its own
 KINDS_ARE_CLUSTERS = {"kinds": "clusters", "kind_join": 0.0, "kind_cross_join": 0.0, "kind_root_join": 0.0,
-                      "kind_wrapper_cut": 0.0, "kind_folder_join": False, "kind_section_join": False,
-                      "kind_cluster_join": False}
+                      "kind_wrapper_cut": 0.0, "kind_folder_join": False, "kind_numbered_join": False,
+                      "kind_section_join": False, "kind_cluster_join": False}
 WRAPPER_SHARE = 0.5   # a wrapper holds more than half of the page's elements: it is the page, not a block in it
 KIND_LEVELS = ("collapsed", "as_written")
 _LEVEL_NUMBER = re.compile(r"(?<=[a-z])[0-9]+\b")   # sect2 -> sect, toctree-l3 -> toctree-l
@@ -235,6 +236,23 @@ def join_by_folder_name(labels: Sequence[int], urls: Sequence[str]) -> dict[int,
     return _mostly_in_one(labels, names, lambda name: len(parents[name]) >= KIND_MIN_PAGES)
 
 
+def join_by_numbered_name(labels: Sequence[int], urls: Sequence[str], min_pts: int) -> dict[int, int]:
+    """{kind: the kind it joins}: kinds (-1 excluded) more than half of whose pages are pieces of
+    one numbered family (:func:`url_kinds.numbered_families`: ``index-4.html``, ``index-8.html``
+    in every unit's folder) are one kind (smallest label), a family of at least two kinds' worth
+    (2 x ``min_pts``) of the sample's pages.
+
+    Why: the pieces of one numbered thing (fpdoc's unit index, a list of classes in one piece and
+    of procedures in the next; gettext's chapters) differ in structure and the kinds split them,
+    while the name numbers them as one. A kind that merely holds some of a family's pages
+    (Csound's ``GENnn`` among its opcodes) or a family of one class's few pages
+    (``tdocktree-4.html``) is not named by it."""
+    families = numbered_families(urls)
+    size = Counter(f for f, label in zip(families, labels) if f is not None and label != -1)
+    return _mostly_in_one(labels, families, lambda family: size[family] >= 2 * min_pts,
+                          enough=lambda n, total: n > total / 2)
+
+
 def join_by_section(labels: Sequence[int], sections: Sequence[str | None],
                     kind_sections: set[str]) -> dict[int, int]:
     """{kind: the kind it joins} for the kinds (-1 excluded) that each have at least ``MOSTLY``
@@ -275,9 +293,11 @@ def join_within_clusters(kinds: Sequence[int], clusters: Sequence[int], sections
     return _union((group[0], other) for group in together.values() for other in group[1:])
 
 
-def _mostly_in_one(labels: Sequence[int], keys: Sequence[str | None], names_a_kind) -> dict[int, int]:
-    """{kind: the kind it joins}: kinds (-1 excluded) that each have at least ``MOSTLY`` of their
-    pages under one and the same key, a key ``names_a_kind`` accepts, are one (smallest label)."""
+def _mostly_in_one(labels: Sequence[int], keys: Sequence[str | None], names_a_kind,
+                   enough=lambda n, total: n >= MOSTLY * total) -> dict[int, int]:
+    """{kind: the kind it joins}: kinds (-1 excluded) that each have ``enough`` of their pages
+    (``MOSTLY``, unless told) under one and the same key, a key ``names_a_kind`` accepts, are
+    one (smallest label)."""
     by_label: dict[int, Counter] = {}
     for label, key in zip(labels, keys):
         if label != -1:
@@ -285,7 +305,7 @@ def _mostly_in_one(labels: Sequence[int], keys: Sequence[str | None], names_a_ki
     named: dict[str, list[int]] = {}
     for label, counts in by_label.items():
         key, n = counts.most_common(1)[0]
-        if key is not None and names_a_kind(key) and n >= MOSTLY * sum(counts.values()):
+        if key is not None and names_a_kind(key) and enough(n, sum(counts.values())):
             named.setdefault(key, []).append(label)
     return {k: min(group) for group in named.values() if len(group) > 1 for k in group}
 
@@ -341,7 +361,8 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     ``clusters``: every cluster is a kind. ``kind_join`` > 0 then joins the wrapper variants of
     one kind, within a section (the sample's sections below the site's root folder), and
     ``kind_root_join`` > 0 a section's kind to a larger kind of the root folder,
-    ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`)
+    ``kind_folder_join`` the kinds one repeated folder name names (:func:`join_by_folder_name`),
+    ``kind_numbered_join`` the kinds one numbered file name names (:func:`join_by_numbered_name`)
     and ``kind_section_join`` the kinds of one section the cut found a kind
     (:func:`join_by_section`), ``kind_cluster_join`` the kinds that part one of the crawl's
     clusters within one section (:func:`join_within_clusters`)."""
@@ -368,6 +389,8 @@ def fit_kinds(learner, X, bags, urls, links, resolve):
     structure_joins = dict(joins)
     if learner.kind_folder_join_ and urls is not None:
         joins = _then(kinds, joins, join_by_folder_name(joined(kinds, joins).tolist(), urls))
+    if learner.kind_numbered_join_ and urls is not None:
+        joins = _then(kinds, joins, join_by_numbered_name(joined(kinds, joins).tolist(), urls, learner.min_pts))
     if learner.kind_section_join_ and urls is not None:
         kind_sections = section_kinds((model or learner).folder_cuts_)
         joins = _then(kinds, joins, join_by_section(joined(kinds, joins).tolist(), sections, kind_sections))

@@ -38,6 +38,8 @@ Two configurations (``method``):
   * ``kind_root_join`` 0.85: a kind of a section joins a larger kind of the site's root folder
     of the same template (wrapper-blind cosine): guides kept in the root and a few in a folder
     per topic are one kind, which the cut by section had split.
+  * ``kind_numbered_join``: kinds made mostly of one numbered file name's pieces (fpdoc's
+    ``index-N`` in every unit's folder, texi2html's ``gettext_N``) are one kind.
   * ``target_url: family``, ``target_unit: name_part``, ``target_score: paper``: the example's
     folder names its kind where one template renders several (Sphinx's release notes); a crawl
     seeks the example's part of a cluster the cut by file name parted.
@@ -130,6 +132,7 @@ class LearnerSettings(Settings):
     kind_cross_join: float | None
     kind_root_join: float | None
     kind_folder_join: bool | None
+    kind_numbered_join: bool | None
     kind_section_join: bool | None
     kind_cluster_join: bool | None
     kind_wrapper_cut: float | None
@@ -442,6 +445,15 @@ class LearnerParams:
         return False if self.kind_folder_join is None else self.kind_folder_join
 
     @property
+    def kind_numbered_join_(self) -> bool:
+        """Kinds mostly made of one numbered file name's pieces (fpdoc's ``index-N`` in every
+        unit's folder) are one kind (:func:`kinds.join_by_numbered_name`); the kinds a sitemap
+        reports, not a UCC crawl's units (``ucc_unit``). Off in the paper."""
+        if self.kind_numbered_join is not None:
+            return self.kind_numbered_join
+        return self.method != "paper"   # issue 30's round 31 (docs/source.md)
+
+    @property
     def kind_section_join_(self) -> bool:
         """Kinds mostly in one section the cut found a kind are one kind
         (:func:`kinds.join_by_section`); an option."""
@@ -589,7 +601,7 @@ class LearnerParams:
             raise ValueError(f"min_cluster_share must be in [0, 1) (a share of the sample), got {self.min_cluster_share!r}")
         if self.kind_markers not in KIND_MARKER_USES:
             raise ValueError(f"kind_markers must be one of {', '.join(KIND_MARKER_USES)}, got {self.kind_markers!r}")
-        for name in ("binary_tf", "kind_folder_join_", "kind_section_join_", "kind_cluster_join_"):
+        for name in ("binary_tf", "kind_folder_join_", "kind_numbered_join_", "kind_section_join_", "kind_cluster_join_"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name.rstrip('_')} must be true or false, got {getattr(self, name.rstrip('_'))!r}")
         if self.eps is not None and not (isinstance(self.eps, (int, float)) and self.eps > 0):

@@ -25,8 +25,8 @@ from crawlplan.source import navigation as nav
 # target_score likely_first; 10: target_unit, ucc_unit, kind_cross_join; 11: marker_cut;
 # 12: ucc_recurring; 13: unmarked_names; 14: section_copies; 15: structure_joins; 16: kind_marker_cut;
 # 17: kind_cluster_join; 18: kind_wrapper_cut; 19: target_listing (the sample's listings);
-# 20: kind_root_join
-FORMAT = "crawlplan.sitemap/20"
+# 20: kind_root_join; 21: kind_numbered_join
+FORMAT = "crawlplan.sitemap/21"
 
 
 def _keys_str(table: dict) -> dict:

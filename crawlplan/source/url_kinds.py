@@ -89,6 +89,32 @@ def file_stem(url: str) -> str:
     return name.rsplit(".", 1)[0]
 
 
+# a file name that numbers one thing's pieces: a word of two letters or more, an optional
+# separator, then numbers (index-4, gettext_16, usr_01, release-9-5-3, GEN01)
+_NUMBERED_NAME = re.compile(r"^(?P<stem>.*?[A-Za-z]{2,})[-_.]?\d+(?:[-_.]\d+)*$")
+
+
+def numbered_families(urls: Sequence[str]) -> list[str | None]:
+    """Each URL's numbered family: the word its file name numbers (``index`` for
+    ``index-4.html``), also for the bare ``index.html`` of a folder that holds numbered
+    ``index-N`` pages; None for the rest. The family spans folders: fpdoc writes ``index.html``
+    to ``index-8.html`` into every unit's folder.
+
+    Why: a generator numbers the pieces of one thing -- a unit's index split into parts, a
+    manual's chapters (texi2html's ``gettext_N``), release notes by version -- and the number
+    is the only part of the name that differs; the pieces' structures may differ (a list of
+    classes, a list of procedures) while the name says they are one kind of page."""
+    places = []
+    for url in urls:
+        stem = file_stem(url)
+        match = _NUMBERED_NAME.match(stem)
+        folder = "/".join(folder_parts(url) or ())   # one site's sample: the path names the folder
+        places.append((folder, stem, match["stem"] if match else None))
+    numbered = {(folder, family) for folder, _stem, family in places if family is not None}
+    return [family if family is not None or (folder, stem) not in numbered else stem
+            for folder, stem, family in places]
+
+
 def recurring_names(names: Sequence[str | None], places: Sequence, min_pts: int) -> tuple[set[str], dict, int, int]:
     """Of one cluster's pages, by their ``names`` (None: no name) and the ``places`` they lie in:
     the names that at least ``min_pts`` places each hold, ``{name: its places}``, how many pages
