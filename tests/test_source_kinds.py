@@ -277,28 +277,10 @@ def test_gettexts_chapters_one_kind_when_the_kinds_may_not_part_a_crawl_cluster_
     hold its chapters, all ``gettext_N.html`` in one folder, in one cluster; the kind model's own
     eps parts them in two. With ``kind_cluster_join`` they are one kind again, the crawl's
     clusters untouched, and a sitemap read back from JSON predicts the same kinds."""
-    import build_sites
-    from settings_support import sitemap_settings
-    from test_source_guard import built_site_mirror
-
-    from crawlplan.source.evaluate import clustering_scores
-    from crawlplan.source.experiment import site_specs, train_site
-
-    site = "www.gnu.org"
-    mirror = built_site_mirror(site)
-    typer = site_specs(build_sites.site_types())[site].typer
-    fitted = {on: train_site(mirror, sitemap_settings(method="default", kind_cluster_join=on, kind_numbered_join=False))
-              for on in (False, True)}   # round 31's numbered join, the default, joins the chapters too
-    (off, sample), (on, sample_on) = fitted[False], fitted[True]
-    assert sample == sample_on and (off.labels_ == on.labels_).all()
-    chapters = [i for i, u in enumerate(sample) if typer(u) == "manual_chapter"]
+    off, on, chapters = _kinds_with_and_without_a_join_on_a_built_site(
+        "www.gnu.org", "manual_chapter", {"kind_cluster_join": False, "kind_numbered_join": False},
+        {"kind_cluster_join": True, "kind_numbered_join": False})   # round 31's numbered join, the default, joins them too
     assert len({off.kind_labels_[i] for i in chapters}) >= 2 and len({on.kind_labels_[i] for i in chapters}) == 1
-    types = [typer(u) for u in sample]
-    f = {name: clustering_scores(types, m.kind_labels_.tolist(), m.min_pts)["micro_f"] for name, m in (("off", off), ("on", on))}
-    assert f["on"] > f["off"] + 0.05, f
-    again = SitemapLearner.from_json(on.to_json())
-    pages = [mirror.pages[u] for u in sample]
-    assert (again.predict_kind(pages, urls=sample) == on.predict_kind(pages, urls=sample)).all()
 
 
 def test_kind_join_presets_and_checks():
@@ -431,6 +413,21 @@ def test_a_numbered_familys_pieces_are_one_kind_on_the_built_sites(site, page_ty
     ``index-8.html`` in every unit's folder, three kinds by structure) and gettext's chapters
     (``gettext_N.html``, two kinds) are one kind with ``kind_numbered_join``, the default; the
     crawl's clusters are untouched and a sitemap read back from JSON predicts the same kinds."""
+    off, on, pieces = _kinds_with_and_without_a_join_on_a_built_site(site, page_type, {"kind_numbered_join": False},
+                                                                     {"kind_numbered_join": True})
+
+    def kinds_holding_pieces(learner) -> int:   # kinds of at least minPts of the pieces
+        held = Counter(learner.kind_labels_[i] for i in pieces)
+        return sum(n >= learner.min_pts for n in held.values())
+
+    assert kinds_holding_pieces(off) >= 2 and kinds_holding_pieces(on) == 1
+
+
+def _kinds_with_and_without_a_join_on_a_built_site(site: str, page_type: str, off_settings: dict, on_settings: dict):
+    """(the learner without the join, with it, the sample's pages of ``page_type``) on a built
+    site, after what every join by URL name must keep: the same sample and crawl states, the
+    kinds' micro-F up by more than 0.05, and a sitemap read back from JSON predicting the same
+    kinds."""
     import build_sites
     from settings_support import sitemap_settings
     from test_source_guard import built_site_mirror
@@ -440,19 +437,13 @@ def test_a_numbered_familys_pieces_are_one_kind_on_the_built_sites(site, page_ty
 
     mirror = built_site_mirror(site)
     typer = site_specs(build_sites.site_types())[site].typer
-    (off, sample), (on, sample_on) = (train_site(mirror, sitemap_settings(method="default", kind_numbered_join=joined))
-                                      for joined in (False, True))
+    (off, sample), (on, sample_on) = (train_site(mirror, sitemap_settings(method="default", **settings))
+                                      for settings in (off_settings, on_settings))
     assert sample == sample_on and (off.labels_ == on.labels_).all()
-    pieces = [i for i, u in enumerate(sample) if typer(u) == page_type]
-
-    def kinds_holding_pieces(learner) -> int:   # kinds of at least minPts of the pieces
-        held = Counter(learner.kind_labels_[i] for i in pieces)
-        return sum(n >= learner.min_pts for n in held.values())
-
-    assert kinds_holding_pieces(off) >= 2 and kinds_holding_pieces(on) == 1
     types = [typer(u) for u in sample]
     f = {name: clustering_scores(types, m.kind_labels_.tolist(), m.min_pts)["micro_f"] for name, m in (("off", off), ("on", on))}
     assert f["on"] > f["off"] + 0.05, f
     again = SitemapLearner.from_json(on.to_json())
     pages = [mirror.pages[u] for u in sample]
     assert (again.predict_kind(pages, urls=sample) == on.predict_kind(pages, urls=sample)).all()
+    return off, on, [i for i, t in enumerate(types) if t == page_type]
