@@ -180,7 +180,7 @@ def test_the_learner_joins_kinds_by_folder_name_only_when_asked():
 def _fpdoc_site(rng: random.Random, units: int = 8):
     """fpdoc-shaped: every unit's folder holds ``index.html`` (the overview), ``index-1.html``
     (its classes, a table) and ``index-2.html`` (its procedures, a list), numbered pieces of one
-    unit index, beside six class pages, each with its numbered member list."""
+    unit index, beside six class pages."""
     frame = {"/html/body": 1, "/html/body/div[header]/a": 3, "/html/body/div[footer]/p": 1}
     pieces = {"index": {"/html/body/p[unit]": 1, "/html/body/p[unit]/a": 4},
               "index-1": {"/html/body/table[classes]/tr": 1, "/html/body/table[classes]/tr/td/a": 1},
@@ -224,6 +224,7 @@ def test_the_learner_joins_kinds_by_numbered_name_by_default_and_not_in_the_pape
     bags, urls, truth = _fpdoc_site(random.Random(3))
     off = sitemap_learner(kind_numbered_join=False).fit(bags, urls=urls, links=[[] for _ in bags])
     on = sitemap_learner().fit(bags, urls=urls, links=[[] for _ in bags])
+
     def kinds_of(learner, page_type):
         return {k for k, t in zip(learner.kind_labels_.tolist(), truth) if t == page_type}
 
